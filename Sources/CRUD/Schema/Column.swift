@@ -1,0 +1,20 @@
+/// A typed reference to one column of `Model`'s table, holding values of type `Value`.
+///
+/// Generated code declares one per column (`Person.Columns.firstName`); the type parameters make
+/// comparisons type-checked: an `Int` column cannot be compared with a `String`.
+public struct CRUDColumn<Model: CRUDModel, Value: CRUDValue>: Sendable, Hashable {
+    /// The column's position in the table (and in `Model.crudSchema.columns`).
+    public let index: Int
+    /// The column's name in the database.
+    public let name: String
+
+    public init(_ index: Int, _ name: String) {
+        self.index = index
+        self.name = name
+    }
+
+    /// This column's description for the table schema.
+    public var schema: CRUDColumnSchema {
+        CRUDColumnSchema(name: name, type: Value.crudColumnType, isOptional: Value.crudIsOptional)
+    }
+}

@@ -1,0 +1,15 @@
+/// How a column's values are stored, independent of any database. A driver's dialect turns it into
+/// a concrete SQL type (`INTEGER`, `bigint`, `timestamptz`, …).
+public enum CRUDColumnType: Sendable, Hashable {
+    /// A whole number of the given width in bits (8, 16, 32 or 64).
+    case integer(bits: Int, signed: Bool)
+    /// A binary floating-point number of the given width in bits (32 or 64).
+    case float(bits: Int)
+    case bool
+    case text
+    /// Raw bytes: `[UInt8]`, `[Int8]`, `Data`.
+    case blob
+    /// A point in time.
+    case date
+    case uuid
+}
