@@ -1,0 +1,44 @@
+/// A model as the emitter needs it: every name resolved, every rule checked.
+struct Model {
+    /// The dotted name from file scope (`Outer.Inner`).
+    var qualifiedName: String
+    /// `"public "`, `"package "` or `""`: the access the generated members need.
+    var accessPrefix: String
+    var tableName: String
+    var columns: [ModelColumn]
+    /// Position in `columns` of the property named `id`.
+    var primaryKey: Int?
+    var relations: [ModelRelation]
+    /// The `#if` condition the model exists under, or `nil`.
+    var condition: String?
+}
+
+struct ModelColumn {
+    /// The Swift property name.
+    var property: String
+    /// The column's name in the database.
+    var name: String
+    /// The property's type as Swift source, `?` for optionals.
+    var swiftType: String
+    var isOptional: Bool
+}
+
+struct ModelRelation {
+    var property: String
+    /// The qualified name of the related model.
+    var target: String
+}
+
+/// A `RawRepresentable` enum used as a column type that does not yet declare `CRUDValue`: the
+/// generator adds the conformance, whose implementation the runtime provides.
+struct ValueConformance: Hashable {
+    var qualifiedName: String
+    var condition: String?
+}
+
+/// An import declaration of an input file, repeated in the generated file so that column types from
+/// other modules resolve there too.
+struct ImportDeclaration: Hashable {
+    var text: String
+    var condition: String?
+}
