@@ -1,0 +1,151 @@
+import CRUDGenerator
+import Foundation
+
+let usage = """
+    USAGE: crud-gen --output <file> [--root <directory>] <file or directory> ...
+
+    Reads Swift files (directories are searched for .swift files), finds the structs marked CRUDModel
+    and writes their generated code to one file. Problems in the models are printed to standard error
+    as path:line:column: error: message, and the exit status is then 1 (2 for bad usage or unreadable
+    files). The output file is written only when its content changes, so an unchanged build recompiles
+    nothing.
+
+    OPTIONS:
+      -o, --output <file>     Where to write the generated Swift file.
+      --root <directory>      List inputs in the generated file's header relative to this directory
+                              (default: the current directory).
+      -h, --help              Show this help.
+
+    """
+
+struct CommandLineError: Error {
+    var message: String
+}
+
+struct Options {
+    var output: String
+    var root: String
+    var inputs: [String]
+
+    init(_ arguments: [String]) throws {
+        var output: String?
+        var root = FileManager.default.currentDirectoryPath
+        var inputs: [String] = []
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "-o", "--output":
+                guard let value = remaining.popFirst() else { throw CommandLineError(message: "\(argument) needs a file path") }
+                output = value
+            case "--root":
+                guard let value = remaining.popFirst() else { throw CommandLineError(message: "--root needs a directory") }
+                root = value
+            case "--":
+                inputs += remaining
+                remaining = []
+            case _ where argument.hasPrefix("-") && argument.count > 1:
+                throw CommandLineError(message: "unknown option '\(argument)'")
+            default:
+                inputs.append(argument)
+            }
+        }
+        guard let output else { throw CommandLineError(message: "missing --output <file>") }
+        guard !inputs.isEmpty else { throw CommandLineError(message: "no input files or directories given") }
+        self.output = output
+        self.root = root
+        self.inputs = inputs
+    }
+}
+
+/// The absolute, standardized form of a path, for comparing and relativizing.
+func absolutePath(_ path: String) -> String {
+    URL(fileURLWithPath: path).standardizedFileURL.path
+}
+
+/// Every .swift file named or below a named directory, except the output file, sorted.
+func collectSwiftFiles(_ inputs: [String], excluding output: String) throws -> [String] {
+    let fileManager = FileManager.default
+    var files: [String] = []
+    for input in inputs {
+        var isDirectory: ObjCBool = false
+        guard fileManager.fileExists(atPath: input, isDirectory: &isDirectory) else {
+            throw CommandLineError(message: "cannot read '\(input)': no such file or directory")
+        }
+        guard isDirectory.boolValue else {
+            files.append(input)
+            continue
+        }
+        guard let enumerator = fileManager.enumerator(atPath: input) else {
+            throw CommandLineError(message: "cannot list directory '\(input)'")
+        }
+        while let relative = enumerator.nextObject() as? String {
+            let last = (relative as NSString).lastPathComponent
+            if last.hasPrefix(".") || last == ".build" {
+                enumerator.skipDescendants()
+                continue
+            }
+            if relative.hasSuffix(".swift") {
+                files.append((input as NSString).appendingPathComponent(relative))
+            }
+        }
+    }
+    let outputPath = absolutePath(output)
+    return Array(Set(files)).filter { absolutePath($0) != outputPath }.sorted()
+}
+
+func relativeName(_ path: String, root: String) -> String {
+    let absolute = absolutePath(path)
+    let base = absolutePath(root)
+    let prefix = base.hasSuffix("/") ? base : base + "/"
+    return absolute.hasPrefix(prefix) ? String(absolute.dropFirst(prefix.count)) : absolute
+}
+
+/// Writes `contents` unless the file already holds exactly that.
+func writeIfChanged(_ contents: String, to path: String) throws {
+    let data = Data(contents.utf8)
+    if let existing = FileManager.default.contents(atPath: path), existing == data { return }
+    let directory = (path as NSString).deletingLastPathComponent
+    if !directory.isEmpty {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+    do {
+        try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+    } catch {
+        throw CommandLineError(message: "cannot write '\(path)': \(error.localizedDescription)")
+    }
+}
+
+func run() -> Int32 {
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    if arguments.contains("-h") || arguments.contains("--help") {
+        print(usage, terminator: "")
+        return 0
+    }
+    do {
+        let options = try Options(arguments)
+        let paths = try collectSwiftFiles(options.inputs, excluding: options.output)
+        var inputs: [GeneratorInput] = []
+        for path in paths {
+            guard let contents = FileManager.default.contents(atPath: path) else {
+                throw CommandLineError(message: "cannot read '\(path)'")
+            }
+            inputs.append(GeneratorInput(file: SourceFile(path: path, bytes: Array(contents)), name: relativeName(path, root: options.root)))
+        }
+        inputs.sort { $0.name < $1.name }
+        let output = Generator.generate(inputs)
+        for diagnostic in output.diagnostics {
+            FileHandle.standardError.write(Data((diagnostic.description + "\n").utf8))
+        }
+        guard let source = output.source else { return 1 }
+        try writeIfChanged(source, to: options.output)
+        return 0
+    } catch let error as CommandLineError {
+        FileHandle.standardError.write(Data("crud-gen: error: \(error.message)\n\n\(usage)".utf8))
+        return 2
+    } catch {
+        FileHandle.standardError.write(Data("crud-gen: error: \(error)\n".utf8))
+        return 2
+    }
+}
+
+exit(run())
