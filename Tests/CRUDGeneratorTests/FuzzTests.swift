@@ -1,0 +1,106 @@
+@testable import CRUDGenerator
+import Foundation
+import Testing
+
+/// Feeds the generator thousands of broken variants of real model files: it must always finish and
+/// give either code or error diagnostics, never crash or hang.
+@Suite("Bad input")
+struct FuzzTests {
+    /// A small deterministic generator, so a failure reproduces from its seed.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static func corpus() throws -> [[UInt8]] {
+        var files: [[UInt8]] = []
+        let enumerator = FileManager.default.enumerator(atPath: Paths.schemas.path)
+        while let relative = enumerator?.nextObject() as? String {
+            guard relative.hasSuffix(".swift") else { continue }
+            files.append(Array(try Data(contentsOf: Paths.schemas.appending(path: relative))))
+        }
+        return files
+    }
+
+    static let fragments: [[UInt8]] = [
+        "{", "}", "(", ")", "[", "]", "\"", "\"\"\"", "#\"", "\"#", "\\(", "/*", "*/", "//", "#if X\n", "#endif\n",
+        "#else\n", "struct S: CRUDModel {", "var x: ", "let y = ", "enum CodingKeys: String, CodingKey { case ",
+        "static let tableName = ", "@available(", "`", "<", ">", "?", "!", ":", ",", "\n", "extension ", "#/", "/#",
+        "[Self]?", "[Int]?", "Optional<", "\u{0}", "\u{FF}",
+    ].map { Array($0.utf8) }
+
+    static func mutate(_ source: [UInt8], _ random: inout SplitMix) -> [UInt8] {
+        var bytes = source
+        for _ in 0 ..< Int.random(in: 1 ... 6, using: &random) {
+            let position = bytes.isEmpty ? 0 : Int.random(in: 0 ... bytes.count, using: &random)
+            switch Int.random(in: 0 ..< 6, using: &random) {
+            case 0:
+                bytes = Array(bytes.prefix(position))
+            case 1:
+                bytes.insert(contentsOf: fragments.randomElement(using: &random)!, at: position)
+            case 2:
+                if position < bytes.count { bytes.remove(at: position) }
+            case 3:
+                bytes.insert(contentsOf: (0 ..< Int.random(in: 1 ... 16, using: &random)).map { _ in UInt8.random(in: 0 ... 255, using: &random) }, at: position)
+            case 4:
+                let end = min(bytes.count, position + Int.random(in: 1 ... 200, using: &random))
+                bytes.removeSubrange(position ..< end)
+            default:
+                if position < bytes.count { bytes[position] = UInt8.random(in: 0 ... 255, using: &random) }
+            }
+        }
+        return bytes
+    }
+
+    @Test("mutated model files", .timeLimit(.minutes(2)))
+    func mutatedFiles() throws {
+        let corpus = try Self.corpus()
+        #expect(corpus.count >= 10)
+        var random = SplitMix(state: 0xC0FFEE)
+        for iteration in 0 ..< 3_000 {
+            let bytes = Self.mutate(corpus[iteration % corpus.count], &random)
+            let output = Generator.generate([GeneratorInput(file: SourceFile(path: "fuzz\(iteration).swift", bytes: bytes), name: "fuzz.swift")])
+            let hasErrors = output.diagnostics.contains { $0.severity == .error }
+            #expect(hasErrors == (output.source == nil), "iteration \(iteration)")
+            for diagnostic in output.diagnostics {
+                #expect(diagnostic.line >= 1 && diagnostic.column >= 1)
+            }
+        }
+    }
+
+    @Test("deep nesting of braces, parentheses, types, interpolations and comments", .timeLimit(.minutes(1)))
+    func deepNesting() {
+        let depth = 50_000
+        let inputs: [String] = [
+            String(repeating: "{", count: depth),
+            String(repeating: "(", count: depth) + String(repeating: ")", count: depth),
+            String(repeating: "struct A { ", count: depth) + String(repeating: "}", count: depth),
+            String(repeating: "\"\\(", count: depth),
+            String(repeating: "/*", count: depth),
+            String(repeating: "[", count: depth) + "struct S: CRUDModel { let id: Int }",
+            "struct S: CRUDModel { let x: " + String(repeating: "Optional<", count: depth) + "Int" + String(repeating: ">", count: depth) + " }",
+            String(repeating: "#if A\n", count: depth) + "struct S: CRUDModel { let id: Int }",
+            String(repeating: "}", count: depth) + "struct S: CRUDModel { let id: Int }",
+        ]
+        for input in inputs {
+            let output = generate(input)
+            #expect(output.source != nil || !output.diagnostics.isEmpty)
+        }
+    }
+
+    @Test("random bytes", .timeLimit(.minutes(1)))
+    func randomBytes() {
+        var random = SplitMix(state: 42)
+        for _ in 0 ..< 500 {
+            let bytes = (0 ..< Int.random(in: 0 ... 2_000, using: &random)).map { _ in UInt8.random(in: 0 ... 255, using: &random) }
+            let output = Generator.generate([GeneratorInput(file: SourceFile(path: "r.swift", bytes: bytes), name: "r.swift")])
+            #expect(output.source != nil || !output.diagnostics.isEmpty)
+        }
+    }
+}
