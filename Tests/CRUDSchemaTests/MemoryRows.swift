@@ -1,0 +1,107 @@
+import CRUD
+import Foundation
+
+/// A value as a test's in-memory "database" keeps it: the primitives drivers bind and read.
+enum StoredValue: Equatable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+    case bool(Bool)
+    case date(Date)
+    case uuid(UUID)
+}
+
+struct WrongStorage: Error {
+    var column: Int
+    var found: StoredValue
+}
+
+/// Records what generated binders bind, by parameter position.
+struct MemoryBinder: CRUDBinder {
+    var values: [Int: StoredValue] = [:]
+
+    mutating func bindNull(at position: Int) throws { try set(.null, position) }
+    mutating func bindInt64(_ value: Int64, at position: Int) throws { try set(.integer(value), position) }
+    mutating func bindDouble(_ value: Double, at position: Int) throws { try set(.real(value), position) }
+    mutating func bindText(_ value: String, at position: Int) throws { try set(.text(value), position) }
+    mutating func bindBlob(_ value: [UInt8], at position: Int) throws { try set(.blob(value), position) }
+    mutating func bindData(_ value: Data, at position: Int) throws { try set(.blob(Array(value)), position) }
+    mutating func bindBool(_ value: Bool, at position: Int) throws { try set(.bool(value), position) }
+    mutating func bindDate(_ value: Date, at position: Int) throws { try set(.date(value), position) }
+    mutating func bindUUID(_ value: UUID, at position: Int) throws { try set(.uuid(value), position) }
+
+    /// Binding one position twice is a bug in the generated binder.
+    private mutating func set(_ value: StoredValue, _ position: Int) throws {
+        precondition(values[position] == nil, "parameter \(position) bound twice")
+        values[position] = value
+    }
+
+    /// The bound values in positions `0 ..< count`; a gap is a bug in the generated binder.
+    func row(_ count: Int) -> [StoredValue] {
+        precondition(values.count == count, "bound \(values.count) parameters, expected \(count)")
+        return (0 ..< count).map { values[$0]! }
+    }
+}
+
+/// One row of stored values, with the rows joins brought in per relation.
+struct MemoryRow: CRUDRowReader {
+    var values: [StoredValue]
+    var relations: [Int: Any] = [:]
+
+    func isNull(_ column: Int) -> Bool { values[column] == .null }
+
+    func readInt64(_ column: Int) throws -> Int64 {
+        guard case let .integer(value) = values[column] else { throw WrongStorage(column: column, found: values[column]) }
+        return value
+    }
+
+    func readDouble(_ column: Int) throws -> Double {
+        guard case let .real(value) = values[column] else { throw WrongStorage(column: column, found: values[column]) }
+        return value
+    }
+
+    func readText(_ column: Int) throws -> String {
+        guard case let .text(value) = values[column] else { throw WrongStorage(column: column, found: values[column]) }
+        return value
+    }
+
+    func readBlob(_ column: Int) throws -> [UInt8] {
+        guard case let .blob(value) = values[column] else { throw WrongStorage(column: column, found: values[column]) }
+        return value
+    }
+
+    func readData(_ column: Int) throws -> Data { Data(try readBlob(column)) }
+
+    func readBool(_ column: Int) throws -> Bool {
+        guard case let .bool(value) = values[column] else { throw WrongStorage(column: column, found: values[column]) }
+        return value
+    }
+
+    func readDate(_ column: Int) throws -> Date {
+        guard case let .date(value) = values[column] else { throw WrongStorage(column: column, found: values[column]) }
+        return value
+    }
+
+    func readUUID(_ column: Int) throws -> UUID {
+        guard case let .uuid(value) = values[column] else { throw WrongStorage(column: column, found: values[column]) }
+        return value
+    }
+
+    func relation<Related: CRUDModel>(_ index: Int) throws -> [Related]? {
+        relations[index].map { $0 as! [Related] }
+    }
+}
+
+/// Binds a model's whole row through its generated binder.
+func storedRow<Model: CRUDModel>(_ model: Model) throws -> [StoredValue] {
+    var binder = MemoryBinder()
+    try model.crudBindRow(to: &binder, from: 0)
+    return binder.row(Model.crudSchema.columns.count)
+}
+
+/// Binds a model's row and reads it back through the generated reader.
+func roundTrip<Model: CRUDModel>(_ model: Model, relations: [Int: Any] = [:]) throws -> Model {
+    try Model(crudRow: MemoryRow(values: storedRow(model), relations: relations))
+}
