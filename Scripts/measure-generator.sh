@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Times the release build of crud-gen on 1,000 model files of ten stored properties each
-# (10,000 properties), end to end: reading, lexing, parsing, analysis, emission, writing.
+# (10,000 properties), made from Scripts/scale-model.swift.template, end to end: reading, lexing, parsing, analysis, emission, writing.
 # Usage: Scripts/measure-generator.sh [runs]    (default 7 runs; prints each and the median)
 set -euo pipefail
 runs=${1:-7}
@@ -12,31 +12,11 @@ swift build -c release --product crud-gen --package-path "$root" >&2
 bin="$(swift build -c release --product crud-gen --package-path "$root" --show-bin-path)/crud-gen"
 
 mkdir -p "$work/Models"
+template=$(cat "$root/Scripts/scale-model.swift.template")
 for i in $(seq 0 999); do
   previous=$(( i == 0 ? 0 : i - 1 ))
-  cat > "$work/Models/Model$i.swift" <<SWIFT
-import CRUD
-import Foundation
-
-/// Model number $i.
-struct Model$i: CRUDModel, Equatable {
-    enum CodingKeys: String, CodingKey {
-        case id, name = "model_name", score, flag, createdAt, note, count, ratio, payload, related
-    }
-
-    let id: Int64
-    var name: String
-    var score: Double
-    var flag: Bool
-    var createdAt: Date
-    var note: String? // "a comment with { braces"
-    var count: Int32
-    var ratio: Float?
-    var payload: [UInt8]?
-    var related: [Model$previous]?
-    var display: String { "\(name) #\(id)" }
-}
-SWIFT
+  model=${template//__INDEX__/$i}
+  printf '%s\n' "${model//__PREVIOUS__/$previous}" > "$work/Models/Model$i.swift"
 done
 
 times=()

@@ -52,42 +52,20 @@ struct MemoryRow: CRUDRowReader {
 
     func isNull(_ column: Int) -> Bool { values[column] == .null }
 
-    func readInt64(_ column: Int) throws -> Int64 {
-        guard case let .integer(value) = values[column] else { throw WrongStorage(column: column, found: values[column]) }
+    /// The stored value of `column` if it has the storage `extract` accepts.
+    private func stored<Value>(_ column: Int, _ extract: (StoredValue) -> Value?) throws -> Value {
+        guard let value = extract(values[column]) else { throw WrongStorage(column: column, found: values[column]) }
         return value
     }
 
-    func readDouble(_ column: Int) throws -> Double {
-        guard case let .real(value) = values[column] else { throw WrongStorage(column: column, found: values[column]) }
-        return value
-    }
-
-    func readText(_ column: Int) throws -> String {
-        guard case let .text(value) = values[column] else { throw WrongStorage(column: column, found: values[column]) }
-        return value
-    }
-
-    func readBlob(_ column: Int) throws -> [UInt8] {
-        guard case let .blob(value) = values[column] else { throw WrongStorage(column: column, found: values[column]) }
-        return value
-    }
-
+    func readInt64(_ column: Int) throws -> Int64 { try stored(column) { if case let .integer(v) = $0 { v } else { nil } } }
+    func readDouble(_ column: Int) throws -> Double { try stored(column) { if case let .real(v) = $0 { v } else { nil } } }
+    func readText(_ column: Int) throws -> String { try stored(column) { if case let .text(v) = $0 { v } else { nil } } }
+    func readBlob(_ column: Int) throws -> [UInt8] { try stored(column) { if case let .blob(v) = $0 { v } else { nil } } }
     func readData(_ column: Int) throws -> Data { Data(try readBlob(column)) }
-
-    func readBool(_ column: Int) throws -> Bool {
-        guard case let .bool(value) = values[column] else { throw WrongStorage(column: column, found: values[column]) }
-        return value
-    }
-
-    func readDate(_ column: Int) throws -> Date {
-        guard case let .date(value) = values[column] else { throw WrongStorage(column: column, found: values[column]) }
-        return value
-    }
-
-    func readUUID(_ column: Int) throws -> UUID {
-        guard case let .uuid(value) = values[column] else { throw WrongStorage(column: column, found: values[column]) }
-        return value
-    }
+    func readBool(_ column: Int) throws -> Bool { try stored(column) { if case let .bool(v) = $0 { v } else { nil } } }
+    func readDate(_ column: Int) throws -> Date { try stored(column) { if case let .date(v) = $0 { v } else { nil } } }
+    func readUUID(_ column: Int) throws -> UUID { try stored(column) { if case let .uuid(v) = $0 { v } else { nil } } }
 
     func relation<Related: CRUDModel>(_ index: Int) throws -> [Related]? {
         relations[index].map { $0 as! [Related] }
