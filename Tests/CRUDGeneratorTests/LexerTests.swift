@@ -96,6 +96,8 @@ struct LexerTests {
         #expect(kinds(#"let r = #/a"{/#"#) == [.identifier, .identifier, .operator, .regex])
         #expect(kinds(#"let r = /\{"/"#) == [.identifier, .identifier, .operator, .regex])
         #expect(kinds("a / b / c") == [.identifier, .operator, .identifier, .operator, .identifier])
+        #expect(kinds(#"return /"{/"#) == [.identifier, .regex])
+        #expect(kinds("total/2/count") == [.identifier, .operator, .number, .operator, .identifier])
         #expect(kinds("(x)/2/y") == [.punctuation, .identifier, .punctuation, .operator, .number, .operator, .identifier])
     }
 

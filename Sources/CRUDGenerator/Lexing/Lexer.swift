@@ -12,7 +12,12 @@ public struct Lexer {
     private var position = 0
     private var atLineStart = true
     /// What came last, for telling a regex literal `/…/` from the division operator.
-    private var previous: (kind: TokenKind, first: UInt8, last: UInt8)?
+    private var previous: (kind: TokenKind, start: Int, end: Int)?
+
+    /// Keywords after which an expression starts, so `/` there opens a regex literal.
+    private static let expressionKeywords: Set<ArraySlice<UInt8>> = Set(
+        ["return", "case", "in", "where", "if", "guard", "while", "try", "await", "throw", "is", "as", "else", "repeat", "switch"]
+            .map { ArraySlice($0.utf8) })
 
     public static func tokenize(_ file: SourceFile) -> [Token] {
         var lexer = Lexer(bytes: file.bytes)
@@ -33,7 +38,7 @@ public struct Lexer {
             let start = position
             let kind = lexToken(nesting: 0)
             tokens.append(Token(kind: kind, start: start, end: position, startsLine: atLineStart))
-            previous = (kind, bytes[start], bytes[position - 1])
+            previous = (kind, start, position)
             atLineStart = false
         }
         return tokens
@@ -244,7 +249,7 @@ public struct Lexer {
             guard position < bytes.count else { return }
             let start = position
             let kind = lexToken(nesting: nesting)
-            previous = (kind, bytes[start], bytes[position - 1])
+            previous = (kind, start, position)
             guard kind == .punctuation else { continue }
             if bytes[start] == Ascii.openParen {
                 depth += 1
@@ -264,17 +269,16 @@ public struct Lexer {
               next != Ascii.space, next != Ascii.tab, next != Ascii.newline, next != Ascii.equals
         else { return false }
         if let previous {
+            let last = bytes[previous.end - 1]
             switch previous.kind {
             case .number, .string, .regex:
                 return false
             case .identifier:
-                return false
+                if !Self.expressionKeywords.contains(bytes[previous.start ..< previous.end]) { return false }
             case .punctuation:
-                if previous.last == Ascii.closeParen || previous.last == Ascii.closeBracket
-                    || previous.last == Ascii.closeBrace { return false }
+                if last == Ascii.closeParen || last == Ascii.closeBracket || last == Ascii.closeBrace { return false }
             case .operator:
-                if previous.last == Ascii.question || previous.last == Ascii.exclamation
-                    || previous.last == Ascii.closeAngle { return false }
+                if last == Ascii.question || last == Ascii.exclamation || last == Ascii.closeAngle { return false }
             case .pound, .unknown:
                 break
             }
