@@ -6,8 +6,12 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "CRUD", targets: ["CRUD"]),
+        .library(name: "CRUDSQLite", targets: ["CRUDSQLite"]),
         .executable(name: "crud-gen", targets: ["crud-gen"]),
         .plugin(name: "CRUDPlugin", targets: ["CRUDPlugin"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         // Code generation: lexer, parser, model analysis, emitter. Standard library and Foundation only.
@@ -15,8 +19,23 @@ let package = Package(
         .executableTarget(name: "crud-gen", dependencies: ["CRUDGenerator"]),
         .plugin(name: "CRUDPlugin", capability: .buildTool(), dependencies: ["crud-gen"]),
 
-        // Runtime: the protocols and types generated code conforms to and uses.
-        .target(name: "CRUD"),
+        // Runtime: models, values, the query chain, SQL building, transactions, logging, errors.
+        .target(name: "CRUD", dependencies: [.product(name: "Logging", package: "swift-log")]),
+
+        // SQLite driver over the system's libsqlite3.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite3"])]
+        ),
+        .target(name: "CRUDSQLite", dependencies: ["CRUD", "CSQLite"]),
+
+        // The demo the README's first command runs.
+        .executableTarget(
+            name: "crud-demo",
+            dependencies: ["CRUD", "CRUDSQLite"],
+            plugins: ["CRUDPlugin"]
+        ),
 
         .testTarget(
             name: "CRUDGeneratorTests",
@@ -27,6 +46,18 @@ let package = Package(
         .testTarget(
             name: "CRUDSchemaTests",
             dependencies: ["CRUD"],
+            plugins: ["CRUDPlugin"]
+        ),
+        // SQL building and runtime behaviour that needs no database.
+        .testTarget(
+            name: "CRUDTests",
+            dependencies: ["CRUD"],
+            plugins: ["CRUDPlugin"]
+        ),
+        // The Perfect-CRUD README end to end against real databases.
+        .testTarget(
+            name: "CRUDIntegrationTests",
+            dependencies: ["CRUD", "CRUDSQLite"],
             plugins: ["CRUDPlugin"]
         ),
     ]

@@ -13,3 +13,36 @@ public struct CRUDEncoderError: Error, CustomStringConvertible, Sendable {
     public init(_ msg: String) { self.msg = msg }
     public var description: String { "CRUDEncoderError: \(msg)" }
 }
+
+/// A query could not be turned into SQL: a key path that names no column, or a type that is not part
+/// of the query; a limit below zero; and the like. Nothing was sent to the database.
+public struct CRUDSQLGenError: Error, CustomStringConvertible, Sendable {
+    public let msg: String
+    public init(_ msg: String) { self.msg = msg }
+    public var description: String { "CRUDSQLGenError: \(msg)" }
+}
+
+/// The database refused or failed a statement, or could not be opened.
+public struct CRUDSQLExeError: Error, CustomStringConvertible, Sendable {
+    /// A readable summary: what failed, where, and the database's own message.
+    public let msg: String
+    /// The statement that failed, when there was one.
+    public let sql: String?
+    /// The driver's error code: SQLite's extended result code, or PostgreSQL's SQLSTATE.
+    public let code: String?
+    /// The database's own message.
+    public let databaseMessage: String?
+
+    public init(_ msg: String, sql: String? = nil, code: String? = nil, databaseMessage: String? = nil) {
+        self.msg = msg
+        self.sql = sql
+        self.code = code
+        self.databaseMessage = databaseMessage
+    }
+
+    public var description: String {
+        var text = "CRUDSQLExeError: \(msg)"
+        if let sql { text += " [SQL: \(sql)]" }
+        return text
+    }
+}

@@ -1,0 +1,63 @@
+/// One open connection to a database, as a driver implements it. The query engine prepares
+/// statements, binds their parameters, steps through rows and reads them, all through this
+/// protocol; a connection is used by one thread at a time.
+public protocol CRUDConnection: AnyObject {
+    associatedtype Statement: CRUDStatement
+
+    /// How this database spells SQL that differs between databases.
+    var dialect: any CRUDDialect { get }
+
+    /// How deep the current transaction is nested: 0 outside any transaction. The query engine
+    /// maintains it; drivers only store it.
+    var transactionDepth: Int { get set }
+
+    /// A prepared statement for `sql`, reused from the connection's cache when it has one that is
+    /// not in use. The caller owns it until it passes it to `release(_:)`.
+    /// - Throws: `CRUDSQLExeError` when the database rejects the SQL.
+    func prepare(_ sql: String) throws -> Statement
+
+    /// Gives a statement back: resets it, clears its bindings, and keeps it for reuse.
+    func release(_ statement: Statement)
+
+    /// Runs SQL that takes no parameters and returns no rows (`BEGIN`, `PRAGMA …`, DDL).
+    /// - Throws: `CRUDSQLExeError`.
+    func execute(_ sql: String) throws
+
+    /// The row id of the last row inserted on this connection, where the database has one.
+    func lastInsertId() throws -> Int?
+
+    /// The column names of a table in table order, or `nil` when the table does not exist.
+    /// - Throws: `CRUDSQLExeError`.
+    func columnNames(ofTable table: String) throws -> [String]?
+}
+
+/// A prepared statement: parameters are bound by position, then `step()` runs it and moves
+/// through its rows, which are read by position through `CRUDRowReader`.
+public protocol CRUDStatement: AnyObject, CRUDBinder, CRUDRowReader {
+    /// The SQL text it was prepared from.
+    var sql: String { get }
+
+    /// Runs the statement (on the first call) and moves to the next row.
+    /// - Returns: `false` when there are no more rows.
+    /// - Throws: `CRUDSQLExeError` when execution fails.
+    func step() throws -> Bool
+
+    /// How many columns each result row has.
+    var resultColumnCount: Int { get }
+
+    /// The name of result column `column`.
+    func resultColumnName(_ column: Int) -> String
+
+    /// Makes the statement ready to run again; parameters are bound anew before it does.
+    /// - Throws: `CRUDSQLExeError`.
+    func reset() throws
+
+    /// How many rows the last execution inserted, updated or deleted.
+    var changedRows: Int { get }
+}
+
+/// Supplies a connection; a configuration opens it when created.
+public protocol DatabaseConfigurationProtocol: AnyObject {
+    associatedtype Connection: CRUDConnection
+    var connection: Connection { get }
+}

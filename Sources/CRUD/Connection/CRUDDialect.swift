@@ -1,0 +1,32 @@
+/// The parts of SQL that differ between databases. The query engine writes everything else the
+/// same for every backend.
+public protocol CRUDDialect: Sendable {
+    /// The SQL type of a column.
+    func columnType(_ type: CRUDColumnType) -> String
+
+    /// The placeholder for parameter `position` (0-based): `?1`, `$1`.
+    func placeholder(_ position: Int) -> String
+
+    /// `LIMIT`/`OFFSET` with placeholders already made; either may be absent, not both.
+    func limitClause(max: String?, skip: String?) -> String
+
+    /// The statement that starts an outermost transaction.
+    var beginTransaction: String { get }
+
+    /// A constant of the column type that fills existing rows when `.reconcileTable` adds a
+    /// non-optional column.
+    func zeroValue(_ type: CRUDColumnType) -> String
+}
+
+extension CRUDDialect {
+    /// An identifier in double quotes, inner quotes doubled: safe for any table or column name.
+    public func quote(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// A string constant in single quotes, inner quotes doubled. Used only for constants the engine
+    /// itself writes (reconcile defaults), never for values: those are always bound.
+    public func stringConstant(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+}

@@ -1,0 +1,122 @@
+/// What `create` does when the table exists or joined tables are involved.
+public struct TableCreatePolicy: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// An existing table gets the model's missing columns added and columns the model lacks
+    /// removed; its data stays. A column whose type changed is left as it is.
+    public static let reconcileTable = TableCreatePolicy(rawValue: 1 << 0)
+    /// Joined types' tables are not created.
+    public static let shallow = TableCreatePolicy(rawValue: 1 << 1)
+    /// The table is dropped first.
+    public static let dropTable = TableCreatePolicy(rawValue: 1 << 2)
+    /// Create the table if it is missing; leave an existing one as it is.
+    public static let defaultPolicy: TableCreatePolicy = []
+}
+
+/// Values for the `?` parameters of `sql(_:bindings:)`, in order: `["Lars", 12, nil]` or
+/// `[.uuid(id), .date(now)]`.
+public typealias Bindings = [CRUDDatabaseValue]
+
+extension Database {
+    /// Runs `body` between BEGIN and COMMIT; any error thrown rolls the work back and is rethrown.
+    /// Transactions nest: an inner one is a savepoint, so an inner failure the outer body catches
+    /// undoes only the inner work.
+    /// - Returns: what `body` returns.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try connection.transaction(body)
+    }
+
+    /// Creates the table of `type`, and unless `.shallow` the tables of its joined types.
+    /// - Parameters:
+    ///   - primaryKey: the primary-key column; by default the property named `id`, or none.
+    ///     Joined types' tables always use their `id`.
+    /// - Throws: `CRUDSQLGenError` when `primaryKey` names no column; `CRUDSQLExeError`.
+    @discardableResult
+    public func create<A: CRUDModel>(_ type: A.Type, primaryKey: PartialKeyPath<A>? = nil,
+                                     policy: TableCreatePolicy = .defaultPolicy) throws -> Create<A, Database<C>> {
+        var key = A.crudSchema.primaryKey
+        if let primaryKey {
+            guard let column = A.crudColumnIndex(of: primaryKey) else {
+                throw CRUDLogging.logged(CRUDSQLGenError("create: primary key \(primaryKey) names no column of \(A.self)"))
+            }
+            key = column
+        }
+        try connection.transaction {
+            var created: Set<ObjectIdentifier> = []
+            try createTable(A.self, primaryKey: key, policy: policy, created: &created)
+        }
+        return Create(table: table(A.self))
+    }
+
+    private func createTable(_ model: any CRUDModel.Type, primaryKey: Int?, policy: TableCreatePolicy,
+                             created: inout Set<ObjectIdentifier>) throws {
+        guard created.insert(ObjectIdentifier(model)).inserted else { return }
+        let schema = model.crudSchema
+        let builder = SQLBuilder(dialect: connection.dialect)
+        if policy.contains(.dropTable) {
+            try connection.run(builder.dropTable(schema.name))
+        }
+        if policy.contains(.reconcileTable), let existing = try connection.columnNames(ofTable: schema.name) {
+            let wanted = Set(schema.columns.map(\.name))
+            for column in schema.columns where !existing.contains(column.name) {
+                try connection.run(builder.addColumn(column, to: schema.name))
+            }
+            for column in existing where !wanted.contains(column) {
+                try connection.run(builder.dropColumn(column, from: schema.name))
+            }
+        } else {
+            try connection.run(builder.createTable(schema, primaryKey: primaryKey, ifNotExists: true))
+        }
+        if !policy.contains(.shallow) {
+            for relation in schema.relations {
+                try createTable(relation.target, primaryKey: relation.target.crudSchema.primaryKey, policy: policy, created: &created)
+            }
+        }
+    }
+
+    /// Runs one SQL statement, binding `bindings` to its parameters in order; rows it returns are
+    /// discarded. Write parameters in the driver's form (`?` in SQLite, `$1` in PostgreSQL).
+    /// - Throws: `CRUDSQLExeError`.
+    public func sql(_ sql: String, bindings: Bindings = []) throws {
+        try connection.withStatement(sql, bindings) { statement in
+            while try statement.step() {}
+        }
+    }
+
+    /// Runs one SQL statement and reads every row as `type`, matching the model's columns to the
+    /// result's columns by name (extra result columns are ignored).
+    /// - Throws: `CRUDSQLExeError`; `CRUDDecoderError` when a model column is missing from the result
+    ///   or a value does not fit.
+    public func sql<A: CRUDModel>(_ sql: String, bindings: Bindings = [], _ type: A.Type) throws -> [A] {
+        try connection.withStatement(sql, bindings) { statement in
+            var results: [A] = []
+            var positions: [Int]?
+            while try statement.step() {
+                if positions == nil {
+                    var byName: [String: Int] = [:]
+                    for column in 0 ..< statement.resultColumnCount where byName[statement.resultColumnName(column)] == nil {
+                        byName[statement.resultColumnName(column)] = column
+                    }
+                    positions = try A.crudSchema.columns.map { column in
+                        guard let position = byName[column.name] else {
+                            throw CRUDDecoderError("sql(): the result has no column \"\(column.name)\" for \(A.self); select every column of the model")
+                        }
+                        return position
+                    }
+                }
+                results.append(try A(crudRow: NamedColumnRow(base: statement, positions: positions!)))
+            }
+            return results
+        }
+    }
+}
+
+extension CRUDDatabaseValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByNilLiteral {
+    public init(stringLiteral value: String) { self = .text(value) }
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    public init(floatLiteral value: Double) { self = .real(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(nilLiteral: ()) { self = .null }
+}

@@ -1,0 +1,103 @@
+/// Moves through a query's results one model at a time, throwing what goes wrong:
+///
+///     let cursor = try db.table(Person.self).select().cursor()
+///     while let person = try cursor.next() { … }
+///
+/// Joined children are loaded when the cursor is made; root rows are read as `next()` asks. The
+/// statement is given back when the rows run out, an error is thrown, or the cursor goes away.
+public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
+    private let connection: Connection
+    private var statement: Connection.Statement?
+    private let joins: [Int: JoinedChildren]
+
+    init(connection: Connection, plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?) throws {
+        self.connection = connection
+        try plan.validate()
+        var joins: [Int: JoinedChildren] = [:]
+        for index in plan.joins.indices {
+            joins[plan.joins[index].relation] = try Self.children(plan.joins[index].model, of: plan, join: index, limit: limit, on: connection)
+        }
+        self.joins = joins
+        var builder = SQLBuilder(dialect: connection.dialect)
+        let sql = try logging { try builder.select(plan, limit: limit) }
+        CRUDLogging.logQuery(sql)
+        let statement = try logging { try connection.prepare(sql) }
+        self.statement = statement
+        var binder = statement
+        for (position, value) in builder.parameters.enumerated() {
+            try logging { try value.bind(to: &binder, at: position) }
+        }
+    }
+
+    deinit {
+        finish()
+    }
+
+    /// The next result, or `nil` after the last.
+    /// - Throws: `CRUDSQLExeError` when the database fails, `CRUDDecoderError` when a row does not fit
+    ///   the model. The cursor is finished afterwards.
+    public func next() throws -> Model? {
+        guard let statement else { return nil }
+        do {
+            guard try statement.step() else {
+                finish()
+                return nil
+            }
+            if joins.isEmpty { return try Model(crudRow: statement) }
+            return try Model(crudRow: JoinedRow(base: statement, joins: joins))
+        } catch let error as CRUDDecoderError {
+            finish()
+            throw CRUDLogging.logged(CRUDDecoderError("reading \(Model.crudSchema.name): \(error.msg)"))
+        } catch {
+            finish()
+            throw CRUDLogging.logged(error)
+        }
+    }
+
+    private func finish() {
+        if let statement {
+            connection.release(statement)
+            self.statement = nil
+        }
+    }
+
+    /// Runs join `index`'s child query and groups its rows by parent key, applying the join's limit
+    /// to each parent.
+    private static func children<Child: CRUDModel>(_ type: Child.Type, of plan: CRUDQueryPlan, join index: Int,
+                                                  limit: CRUDQueryPlan.Limit?, on connection: Connection) throws -> JoinedChildren {
+        let join = plan.joins[index]
+        var builder = SQLBuilder(dialect: connection.dialect)
+        let sql = try logging { try builder.children(plan, join: index, limit: limit) }
+        let keyType = plan.root.crudSchema.columns[join.parentColumn].type
+        let keyColumn = Child.crudSchema.columns.count
+        var groups: [CRUDDatabaseValue: [Child]] = [:]
+        var positions: [CRUDDatabaseValue: Int] = [:]
+        try connection.withStatement(sql, builder.parameters) { statement in
+            while try statement.step() {
+                let key = try CRUDDatabaseValue(reading: statement, column: keyColumn, as: keyType)
+                if key == .null { continue }
+                if let limit = join.limit {
+                    let position = positions[key, default: 0]
+                    positions[key] = position + 1
+                    if position < limit.skip { continue }
+                    if let max = limit.max, position - limit.skip >= max { continue }
+                }
+                do {
+                    groups[key, default: []].append(try Child(crudRow: statement))
+                } catch let error as CRUDDecoderError {
+                    throw CRUDDecoderError("reading \(Child.crudSchema.name): \(error.msg)")
+                }
+            }
+        }
+        return JoinedChildren(parentColumn: join.parentColumn, keyType: keyType, groups: groups)
+    }
+}
+
+/// Runs `body`, logging an error on its way out.
+func logging<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch {
+        throw CRUDLogging.logged(error)
+    }
+}

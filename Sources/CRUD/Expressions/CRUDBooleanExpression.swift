@@ -1,0 +1,81 @@
+/// A condition for `where`, built from key paths and values with the README's operators:
+/// `\Person.lastName == "Lars" && \PhoneNumber.planetCode == 12`.
+///
+/// Values are captured when the expression is built and always bound as parameters, never written
+/// into the SQL text.
+public struct CRUDBooleanExpression {
+    indirect enum Node {
+        case compare(ColumnReference, ComparisonOperator, CRUDDatabaseValue)
+        case contained(ColumnReference, [CRUDDatabaseValue], negated: Bool)
+        case like(ColumnReference, LikePattern, String, negated: Bool)
+        case and(Node, Node)
+        case or(Node, Node)
+        case not(Node)
+        /// A value that could not be captured; the error is thrown when the query is built.
+        case invalid(Error)
+    }
+
+    let node: Node
+
+    init(_ node: Node) {
+        self.node = node
+    }
+
+    /// Every model type the expression names, in order of first appearance.
+    var referencedTypes: [any CRUDModel.Type] {
+        var found: [any CRUDModel.Type] = []
+        func visit(_ node: Node) {
+            switch node {
+            case let .compare(column, _, _), let .contained(column, _, _), let .like(column, _, _, _):
+                if !found.contains(where: { $0 == column.model }) { found.append(column.model) }
+            case let .and(left, right), let .or(left, right):
+                visit(left)
+                visit(right)
+            case let .not(inner):
+                visit(inner)
+            case .invalid:
+                break
+            }
+        }
+        visit(node)
+        return found
+    }
+}
+
+/// A column named by a key path of a model type.
+struct ColumnReference {
+    let model: any CRUDModel.Type
+    let keyPath: AnyKeyPath
+
+    init<Model: CRUDModel>(_ keyPath: PartialKeyPath<Model>) {
+        model = Model.self
+        self.keyPath = keyPath
+    }
+}
+
+enum ComparisonOperator: String {
+    case equal = "="
+    case notEqual = "<>"
+    case less = "<"
+    case lessOrEqual = "<="
+    case greater = ">"
+    case greaterOrEqual = ">="
+}
+
+enum LikePattern {
+    case contains, beginsWith, endsWith
+
+    /// The LIKE pattern for a literal text: `%` and `_` in it match themselves.
+    func pattern(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if character == "\\" || character == "%" || character == "_" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        switch self {
+        case .contains: return "%" + escaped + "%"
+        case .beginsWith: return escaped + "%"
+        case .endsWith: return "%" + escaped
+        }
+    }
+}

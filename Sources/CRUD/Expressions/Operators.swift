@@ -1,0 +1,108 @@
+import Foundation
+
+infix operator ~: ComparisonPrecedence
+infix operator !~: ComparisonPrecedence
+infix operator %=%: ComparisonPrecedence
+infix operator =%: ComparisonPrecedence
+infix operator %=: ComparisonPrecedence
+infix operator %!=%: ComparisonPrecedence
+infix operator !=%: ComparisonPrecedence
+infix operator %!=: ComparisonPrecedence
+
+private func comparison<Model: CRUDModel, Value: CRUDValue>(
+    _ keyPath: KeyPath<Model, Value>, _ operation: ComparisonOperator, _ value: Value
+) -> CRUDBooleanExpression {
+    do {
+        return CRUDBooleanExpression(.compare(ColumnReference(keyPath), operation, try CRUDDatabaseValue(value)))
+    } catch {
+        return CRUDBooleanExpression(.invalid(error))
+    }
+}
+
+/// The column equals the value; with `nil` on an optional column, `IS NULL`.
+public func == <Model: CRUDModel, Value: CRUDValue>(lhs: KeyPath<Model, Value>, rhs: Value) -> CRUDBooleanExpression {
+    comparison(lhs, .equal, rhs)
+}
+
+/// The column differs from the value; with `nil` on an optional column, `IS NOT NULL`.
+public func != <Model: CRUDModel, Value: CRUDValue>(lhs: KeyPath<Model, Value>, rhs: Value) -> CRUDBooleanExpression {
+    comparison(lhs, .notEqual, rhs)
+}
+
+public func < <Model: CRUDModel, Value: CRUDValue>(lhs: KeyPath<Model, Value>, rhs: Value) -> CRUDBooleanExpression {
+    comparison(lhs, .less, rhs)
+}
+
+public func <= <Model: CRUDModel, Value: CRUDValue>(lhs: KeyPath<Model, Value>, rhs: Value) -> CRUDBooleanExpression {
+    comparison(lhs, .lessOrEqual, rhs)
+}
+
+public func > <Model: CRUDModel, Value: CRUDValue>(lhs: KeyPath<Model, Value>, rhs: Value) -> CRUDBooleanExpression {
+    comparison(lhs, .greater, rhs)
+}
+
+public func >= <Model: CRUDModel, Value: CRUDValue>(lhs: KeyPath<Model, Value>, rhs: Value) -> CRUDBooleanExpression {
+    comparison(lhs, .greaterOrEqual, rhs)
+}
+
+public func && (lhs: CRUDBooleanExpression, rhs: CRUDBooleanExpression) -> CRUDBooleanExpression {
+    CRUDBooleanExpression(.and(lhs.node, rhs.node))
+}
+
+public func || (lhs: CRUDBooleanExpression, rhs: CRUDBooleanExpression) -> CRUDBooleanExpression {
+    CRUDBooleanExpression(.or(lhs.node, rhs.node))
+}
+
+public prefix func ! (expression: CRUDBooleanExpression) -> CRUDBooleanExpression {
+    CRUDBooleanExpression(.not(expression.node))
+}
+
+private func containment<Model: CRUDModel, Value: CRUDValue>(
+    _ keyPath: KeyPath<Model, Value>, _ values: [Value], negated: Bool
+) -> CRUDBooleanExpression {
+    do {
+        return CRUDBooleanExpression(.contained(ColumnReference(keyPath), try values.map { try CRUDDatabaseValue($0) }, negated: negated))
+    } catch {
+        return CRUDBooleanExpression(.invalid(error))
+    }
+}
+
+/// The column's value is one of the values (`IN`).
+public func ~ <Model: CRUDModel, Value: CRUDValue>(lhs: KeyPath<Model, Value>, rhs: [Value]) -> CRUDBooleanExpression {
+    containment(lhs, rhs, negated: false)
+}
+
+/// The column's value is none of the values (`NOT IN`).
+public func !~ <Model: CRUDModel, Value: CRUDValue>(lhs: KeyPath<Model, Value>, rhs: [Value]) -> CRUDBooleanExpression {
+    containment(lhs, rhs, negated: true)
+}
+
+/// Text columns only: contains the text (`%` and `_` in it match literally).
+public func %=% <Model: CRUDModel>(lhs: KeyPath<Model, String>, rhs: String) -> CRUDBooleanExpression {
+    CRUDBooleanExpression(.like(ColumnReference(lhs), .contains, rhs, negated: false))
+}
+
+/// Begins with the text.
+public func =% <Model: CRUDModel>(lhs: KeyPath<Model, String>, rhs: String) -> CRUDBooleanExpression {
+    CRUDBooleanExpression(.like(ColumnReference(lhs), .beginsWith, rhs, negated: false))
+}
+
+/// Ends with the text.
+public func %= <Model: CRUDModel>(lhs: KeyPath<Model, String>, rhs: String) -> CRUDBooleanExpression {
+    CRUDBooleanExpression(.like(ColumnReference(lhs), .endsWith, rhs, negated: false))
+}
+
+/// Does not contain the text.
+public func %!=% <Model: CRUDModel>(lhs: KeyPath<Model, String>, rhs: String) -> CRUDBooleanExpression {
+    CRUDBooleanExpression(.like(ColumnReference(lhs), .contains, rhs, negated: true))
+}
+
+/// Does not begin with the text.
+public func !=% <Model: CRUDModel>(lhs: KeyPath<Model, String>, rhs: String) -> CRUDBooleanExpression {
+    CRUDBooleanExpression(.like(ColumnReference(lhs), .beginsWith, rhs, negated: true))
+}
+
+/// Does not end with the text.
+public func %!= <Model: CRUDModel>(lhs: KeyPath<Model, String>, rhs: String) -> CRUDBooleanExpression {
+    CRUDBooleanExpression(.like(ColumnReference(lhs), .endsWith, rhs, negated: true))
+}

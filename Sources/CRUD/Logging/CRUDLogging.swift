@@ -1,0 +1,139 @@
+import Foundation
+import Logging
+
+/// The kind of a log event. Queries go to the query destinations, everything else to the error
+/// destinations.
+public enum CRUDLogEventType: String, Sendable {
+    case info, warning, error, query
+}
+
+/// One logged message.
+public struct CRUDLogEvent: Sendable, CustomStringConvertible {
+    public let time: Date
+    public let type: CRUDLogEventType
+    public let msg: String
+
+    public var description: String {
+        "[\(time.formatted(.iso8601))] [\(type.rawValue)] \(msg)"
+    }
+}
+
+/// Where log events go.
+public enum CRUDLogDestination: Sendable {
+    case none
+    /// Standard output.
+    case console
+    /// Appended to the file at this path.
+    case file(String)
+    case custom(@Sendable (CRUDLogEvent) -> Void)
+    /// A swift-log `Logger`: queries at `.debug`, info at `.info`, warnings at `.warning`, errors at `.error`.
+    case logger(Logger)
+}
+
+/// CRUD's log: errors as they are thrown, and every SQL statement as it is executed.
+///
+/// Logging is asynchronous: events are written on a background queue in the order they were logged.
+/// Call `flush()` to wait until everything logged so far has been written. Changing destinations is
+/// thread-safe.
+public enum CRUDLogging {
+    private static let state = LogState()
+
+    /// Where `.query` events go. By default, the console.
+    public static var queryLogDestinations: [CRUDLogDestination] {
+        get { state.withLock { $0.query } }
+        set { state.withLock { $0.query = newValue } }
+    }
+
+    /// Where `.info`, `.warning` and `.error` events go. By default, the console.
+    public static var errorLogDestinations: [CRUDLogDestination] {
+        get { state.withLock { $0.errors } }
+        set { state.withLock { $0.errors = newValue } }
+    }
+
+    /// Logs a message; returns at once.
+    public static func log(_ type: CRUDLogEventType, _ msg: String) {
+        let destinations = type == .query ? queryLogDestinations : errorLogDestinations
+        guard destinations.contains(where: { if case .none = $0 { false } else { true } }) else { return }
+        let event = CRUDLogEvent(time: Date(), type: type, msg: msg)
+        state.queue.async { write(event, to: destinations) }
+    }
+
+    /// Waits until every event logged before this call has been written.
+    public static func flush() {
+        state.queue.sync {}
+    }
+
+    /// Whether queries are logged anywhere, so the query text need not be built otherwise.
+    static var isLoggingQueries: Bool {
+        state.withLock { state in state.query.contains { if case .none = $0 { false } else { true } } }
+    }
+
+    /// Logs a query with the SQL text produced only when someone listens.
+    static func logQuery(_ sql: @autoclosure () -> String) {
+        if isLoggingQueries { log(.query, sql()) }
+    }
+
+    /// Logs an error as it is thrown and returns it, so throw sites read `throw logged(error)`.
+    static func logged<E: Error>(_ error: E) -> E {
+        log(.error, String(describing: error))
+        return error
+    }
+
+    private static func write(_ event: CRUDLogEvent, to destinations: [CRUDLogDestination]) {
+        for destination in destinations {
+            switch destination {
+            case .none:
+                break
+            case .console:
+                print(event.description)
+            case let .file(path):
+                state.append(event.description + "\n", toFile: path)
+            case let .custom(handler):
+                handler(event)
+            case let .logger(logger):
+                let level: Logger.Level = switch event.type {
+                case .query: .debug
+                case .info: .info
+                case .warning: .warning
+                case .error: .error
+                }
+                logger.log(level: level, "\(event.msg)", metadata: ["crud.event": "\(event.type.rawValue)"])
+            }
+        }
+    }
+}
+
+/// The destinations behind a lock, the writing queue, and open log files (touched only on the queue).
+private final class LogState: @unchecked Sendable {
+    struct Destinations {
+        var query: [CRUDLogDestination] = [.console]
+        var errors: [CRUDLogDestination] = [.console]
+    }
+
+    let queue = DispatchQueue(label: "CRUDLogging")
+    private let lock = NSLock()
+    private var destinations = Destinations()
+    private var files: [String: FileHandle] = [:]
+
+    func withLock<T>(_ body: (inout Destinations) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&destinations)
+    }
+
+    /// Called on `queue` only.
+    func append(_ line: String, toFile path: String) {
+        if files[path] == nil {
+            if !FileManager.default.fileExists(atPath: path) {
+                _ = FileManager.default.createFile(atPath: path, contents: nil)
+            }
+            guard let handle = FileHandle(forWritingAtPath: path) else {
+                print("CRUDLogging: cannot write to log file \(path)")
+                return
+            }
+            handle.seekToEndOfFile()
+            files[path] = handle
+        }
+        files[path]?.write(Data(line.utf8))
+    }
+}

@@ -1,0 +1,89 @@
+/// What an operation chain has said so far: the table, its joins, orderings, limits and filter.
+/// Chains build it as they go; nothing runs until `select`, `count`, `first`, `update` or `delete`.
+public struct CRUDQueryPlan {
+    struct Order {
+        var column: Int
+        var descending: Bool
+    }
+
+    struct Limit {
+        var max: Int?
+        var skip: Int
+    }
+
+    /// The junction table of a many-to-many join.
+    struct Pivot {
+        var model: any CRUDModel.Type
+        /// The pivot column equal to the root's key.
+        var parentColumn: Int
+        /// The pivot column equal to the child's key.
+        var childColumn: Int
+    }
+
+    struct Join {
+        /// The relation property it fills, as a position in the root's relations.
+        var relation: Int
+        var model: any CRUDModel.Type
+        /// The root's key column.
+        var parentColumn: Int
+        /// The child's column equal to the root's key (or to the pivot's child column).
+        var childColumn: Int
+        var pivot: Pivot?
+        var order: [Order] = []
+        var limit: Limit?
+    }
+
+    var root: any CRUDModel.Type
+    var order: [Order] = []
+    var limit: Limit?
+    var joins: [Join] = []
+    var filter: CRUDBooleanExpression?
+    /// The first mistake made while chaining (a key path that names no column, a negative limit),
+    /// thrown when the chain runs.
+    var deferredError: CRUDSQLGenError?
+
+    init(root: any CRUDModel.Type) {
+        self.root = root
+    }
+
+    /// Adds orderings to the most recent table or join.
+    mutating func addOrder<Model: CRUDModel>(_ keyPaths: [PartialKeyPath<Model>], descending: Bool) {
+        var terms: [Order] = []
+        for keyPath in keyPaths {
+            guard let column = Model.crudColumnIndex(of: keyPath) else {
+                deferError(CRUDSQLGenError("order: \(keyPath) names no column of \(Model.self)"))
+                return
+            }
+            terms.append(Order(column: column, descending: descending))
+        }
+        if joins.isEmpty {
+            order += terms
+        } else {
+            joins[joins.count - 1].order += terms
+        }
+    }
+
+    /// Sets the limit of the most recent table or join.
+    mutating func setLimit(max: Int?, skip: Int) {
+        if let max, max < 0 {
+            return deferError(CRUDSQLGenError("limit: the maximum must not be negative (got \(max))"))
+        }
+        if skip < 0 {
+            return deferError(CRUDSQLGenError("limit: skip must not be negative (got \(skip))"))
+        }
+        if joins.isEmpty {
+            limit = Limit(max: max, skip: skip)
+        } else {
+            joins[joins.count - 1].limit = Limit(max: max, skip: skip)
+        }
+    }
+
+    mutating func deferError(_ error: CRUDSQLGenError) {
+        if deferredError == nil { deferredError = error }
+    }
+
+    /// Throws the first chaining mistake, if any.
+    func validate() throws {
+        if let deferredError { throw CRUDLogging.logged(deferredError) }
+    }
+}

@@ -1,0 +1,206 @@
+/// The result of an insert.
+public struct Insert<Form: CRUDModel, Parent> {
+    let insertedRowId: Int?
+
+    /// The id the database gave the last row inserted, where it gives one: SQLite's rowid (the
+    /// value of an `INTEGER PRIMARY KEY` column).
+    public func lastInsertId() throws -> Int? {
+        insertedRowId
+    }
+}
+
+/// The result of an update.
+public struct Update<Form: CRUDModel, Parent> {
+    /// How many rows the update changed.
+    public let changedRows: Int
+}
+
+/// The result of a delete.
+public struct Delete<Form: CRUDModel, Parent> {
+    /// How many rows the delete removed.
+    public let changedRows: Int
+}
+
+extension CRUDModel {
+    /// The columns key paths name, in table order, each once.
+    /// - Throws: `CRUDSQLGenError` for a key path that names no column.
+    static func crudColumns(_ keyPaths: [PartialKeyPath<Self>], for operation: String) throws -> [Int] {
+        var columns: Set<Int> = []
+        for keyPath in keyPaths {
+            guard let column = crudColumnIndex(of: keyPath) else {
+                throw CRUDLogging.logged(CRUDSQLGenError("\(operation): \(keyPath) names no column of \(Self.self)"))
+            }
+            columns.insert(column)
+        }
+        return columns.sorted()
+    }
+
+    /// Every column but those the key paths name.
+    static func crudColumns(ignoring keyPaths: [PartialKeyPath<Self>], for operation: String) throws -> [Int] {
+        let ignored = Set(try crudColumns(keyPaths, for: operation))
+        return crudSchema.columns.indices.filter { !ignored.contains($0) }
+    }
+
+    /// Binds the given columns (all, when `nil`) to positions `0 ..< count`.
+    func crudBind<Binder: CRUDBinder>(columns: [Int]?, to binder: inout Binder) throws {
+        guard let columns else { return try crudBindRow(to: &binder, from: 0) }
+        for (position, column) in columns.enumerated() {
+            try crudBindColumn(column, to: &binder, at: position)
+        }
+    }
+}
+
+/// Where `insert` may follow: `table` and `create`.
+public protocol InsertAble {
+    associatedtype InsertForm: CRUDModel
+    associatedtype InsertDatabase: DatabaseProtocol
+    /// The table the rows go into.
+    var insertionTable: Table<InsertForm, InsertDatabase> { get }
+}
+
+extension Table: InsertAble {
+    public var insertionTable: Table<A, D> { self }
+}
+
+extension Create: InsertAble {
+    public var insertionTable: Table<A, D> { table }
+}
+
+extension InsertAble {
+    /// Inserts the rows with every column, in one transaction; one prepared statement serves them all.
+    /// - Throws: `CRUDSQLExeError` (nothing is inserted then), `CRUDEncoderError`.
+    @discardableResult
+    public func insert(_ instances: [InsertForm]) throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
+        try insertRows(instances, columns: nil)
+    }
+
+    @discardableResult
+    public func insert(_ instance: InsertForm) throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
+        try insertRows([instance], columns: nil)
+    }
+
+    /// Inserts only the named columns; the others take their defaults.
+    @discardableResult
+    public func insert(_ instances: [InsertForm], setKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) throws
+        -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
+        try insertRows(instances, columns: InsertForm.crudColumns([setKeys] + rest, for: "insert"))
+    }
+
+    @discardableResult
+    public func insert(_ instance: InsertForm, setKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) throws
+        -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
+        try insertRows([instance], columns: InsertForm.crudColumns([setKeys] + rest, for: "insert"))
+    }
+
+    /// Inserts every column but the named ones (an auto-assigned id, say); ignoring all columns
+    /// inserts a row of defaults.
+    @discardableResult
+    public func insert(_ instances: [InsertForm], ignoreKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) throws
+        -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
+        try insertRows(instances, columns: InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"))
+    }
+
+    @discardableResult
+    public func insert(_ instance: InsertForm, ignoreKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) throws
+        -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
+        try insertRows([instance], columns: InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"))
+    }
+
+    private func insertRows(_ instances: [InsertForm], columns: [Int]?) throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
+        let connection = insertionTable.connection
+        guard !instances.isEmpty else { return Insert(insertedRowId: nil) }
+        let schema = InsertForm.crudSchema
+        let sql = SQLBuilder(dialect: connection.dialect).insert(into: schema, columns: columns ?? Array(schema.columns.indices))
+        let write = {
+            try connection.withStatement(sql) { statement in
+                var binder = statement
+                for (index, instance) in instances.enumerated() {
+                    if index > 0 { try statement.reset() }
+                    try instance.crudBind(columns: columns, to: &binder)
+                    _ = try statement.step()
+                }
+            }
+        }
+        if instances.count > 1 {
+            try connection.transaction(write)
+        } else {
+            try write()
+        }
+        return Insert(insertedRowId: try connection.lastInsertId())
+    }
+}
+
+extension UpdateAble {
+    /// Sets every column of the matching rows (all rows without a `where`) to `instance`'s values.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`.
+    @discardableResult
+    public func update(_ instance: OverAllForm) throws -> Update<OverAllForm, Self> {
+        try updateRows(instance, columns: nil)
+    }
+
+    /// Sets only the named columns.
+    @discardableResult
+    public func update(_ instance: OverAllForm, setKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) throws
+        -> Update<OverAllForm, Self> {
+        try updateRows(instance, columns: OverAllForm.crudColumns([setKeys] + rest, for: "update"))
+    }
+
+    /// Sets every column but the named ones.
+    @discardableResult
+    public func update(_ instance: OverAllForm, ignoreKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) throws
+        -> Update<OverAllForm, Self> {
+        try updateRows(instance, columns: OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update"))
+    }
+
+    private func updateRows(_ instance: OverAllForm, columns: [Int]?) throws -> Update<OverAllForm, Self> {
+        try plan.validate()
+        let schema = OverAllForm.crudSchema
+        let assigned = columns ?? Array(schema.columns.indices)
+        guard !assigned.isEmpty else {
+            throw CRUDLogging.logged(CRUDSQLGenError("update: every column of \(OverAllForm.self) is ignored, so there is nothing to set"))
+        }
+        var builder = SQLBuilder(dialect: connection.dialect, firstParameter: assigned.count)
+        let sql = try logging { try builder.update(schema, columns: assigned, filter: plan.filter, root: OverAllForm.self) }
+        let changed = try connection.withStatement(sql, builder.parameters, firstParameter: assigned.count) { statement in
+            var binder = statement
+            try instance.crudBind(columns: columns, to: &binder)
+            _ = try statement.step()
+            return statement.changedRows
+        }
+        return Update(changedRows: changed)
+    }
+}
+
+extension DeleteAble {
+    /// Deletes the matching rows (all rows without a `where`).
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
+    @discardableResult
+    public func delete() throws -> Delete<OverAllForm, Self> {
+        try plan.validate()
+        var builder = SQLBuilder(dialect: connection.dialect)
+        let sql = try logging { try builder.delete(OverAllForm.crudSchema, filter: plan.filter, root: OverAllForm.self) }
+        let changed = try connection.withStatement(sql, builder.parameters) { statement in
+            _ = try statement.step()
+            return statement.changedRows
+        }
+        return Delete(changedRows: changed)
+    }
+}
+
+extension Table {
+    /// Creates an index on the columns if it does not exist yet.
+    /// - Throws: `CRUDSQLGenError` for no key paths or one that names no column; `CRUDSQLExeError`.
+    @discardableResult
+    public func index(unique: Bool = false, _ keys: PartialKeyPath<A>...) throws -> Index<A, Self> {
+        guard !keys.isEmpty else { throw CRUDLogging.logged(CRUDSQLGenError("index: name at least one column")) }
+        var columns: [Int] = []
+        for key in keys {
+            guard let column = A.crudColumnIndex(of: key) else {
+                throw CRUDLogging.logged(CRUDSQLGenError("index: \(key) names no column of \(A.self)"))
+            }
+            if !columns.contains(column) { columns.append(column) }
+        }
+        try connection.run(SQLBuilder(dialect: connection.dialect).createIndex(on: A.crudSchema, columns: columns, unique: unique))
+        return Index(table: self)
+    }
+}

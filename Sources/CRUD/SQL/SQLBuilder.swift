@@ -1,0 +1,299 @@
+/// Writes the SQL of a query plan in a dialect, collecting the values to bind. Identifiers are always
+/// quoted and values are always parameters.
+///
+/// Joins run as one extra query each: the children of every root row the root query selects, found
+/// through `key IN (root query)`, with the key added as a last column so rows can be grouped by
+/// parent. A filter that names joined types is evaluated in a correlated `EXISTS` over `LEFT JOIN`s,
+/// so a root row matches when some combination of its joined rows (or none) satisfies it, and
+/// children are filtered by the same condition.
+struct SQLBuilder {
+    let dialect: any CRUDDialect
+    /// Parameters before this builder's own (the model columns of an insert or update).
+    let firstParameter: Int
+    private(set) var parameters: [CRUDDatabaseValue] = []
+
+    init(dialect: any CRUDDialect, firstParameter: Int = 0) {
+        self.dialect = dialect
+        self.firstParameter = firstParameter
+    }
+
+    /// Placeholders of the parameters a query binds itself (the model's columns), in order.
+    func placeholders(_ count: Int) -> [String] {
+        (0 ..< count).map(dialect.placeholder)
+    }
+
+    private mutating func parameter(_ value: CRUDDatabaseValue) -> String {
+        parameters.append(value)
+        return dialect.placeholder(firstParameter + parameters.count - 1)
+    }
+
+    private func quote(_ identifier: String) -> String {
+        dialect.quote(identifier)
+    }
+
+    private func qualified(_ alias: String?, _ column: String) -> String {
+        (alias.map { $0 + "." } ?? "") + quote(column)
+    }
+
+    /// Every column of a table, qualified by an alias, in table order.
+    func columnList(_ schema: CRUDTableSchema, alias: String?) -> String {
+        schema.columns.map { qualified(alias, $0.name) }.joined(separator: ", ")
+    }
+
+    // MARK: - Scopes
+
+    /// The model types visible to a filter, with the alias each is reached by.
+    struct Scope {
+        var entries: [(model: any CRUDModel.Type, alias: String?)] = []
+
+        func alias(of model: any CRUDModel.Type) -> String?? {
+            entries.first { $0.model == model }.map(\.alias)
+        }
+
+        mutating func add(_ model: any CRUDModel.Type, _ alias: String?) {
+            entries.append((model, alias))
+        }
+    }
+
+    static func childAlias(_ join: Int) -> String { "j\(join + 1)" }
+    static func pivotAlias(_ join: Int) -> String { "p\(join + 1)" }
+
+    // MARK: - Filters
+
+    private mutating func column(_ reference: ColumnReference, in scope: Scope) throws -> String {
+        guard let alias = scope.alias(of: reference.model) else {
+            throw CRUDSQLGenError("where: \(reference.model) is not part of this query; a condition can name only the table and the types joined to it")
+        }
+        guard let index = reference.model.crudColumnIndex(ofAny: reference.keyPath) else {
+            throw CRUDSQLGenError("where: \(reference.keyPath) names no column of \(reference.model)")
+        }
+        return qualified(alias, reference.model.crudSchema.columns[index].name)
+    }
+
+    mutating func render(_ node: CRUDBooleanExpression.Node, in scope: Scope) throws -> String {
+        switch node {
+        case let .compare(reference, operation, value):
+            let target = try column(reference, in: scope)
+            if value == .null {
+                switch operation {
+                case .equal: return target + " IS NULL"
+                case .notEqual: return target + " IS NOT NULL"
+                default: throw CRUDSQLGenError("where: \(reference.keyPath) \(operation.rawValue) nil compares with NULL, which is never true; use == nil or != nil")
+                }
+            }
+            return "\(target) \(operation.rawValue) \(parameter(value))"
+        case let .contained(reference, values, negated):
+            let target = try column(reference, in: scope)
+            let present = values.filter { $0 != .null }
+            let includesNull = present.count != values.count
+            var parts: [String] = []
+            if !present.isEmpty {
+                parts.append("\(target) \(negated ? "NOT IN" : "IN") (\(present.map { parameter($0) }.joined(separator: ", ")))")
+            }
+            if includesNull { parts.append("\(target) \(negated ? "IS NOT NULL" : "IS NULL")") }
+            if parts.isEmpty { return negated ? "1 = 1" : "1 = 0" }
+            return parts.count == 1 ? parts[0] : "(" + parts.joined(separator: negated ? " AND " : " OR ") + ")"
+        case let .like(reference, pattern, text, negated):
+            let target = try column(reference, in: scope)
+            return "\(target) \(negated ? "NOT LIKE" : "LIKE") \(parameter(.text(pattern.pattern(text)))) ESCAPE '\\'"
+        case let .and(left, right):
+            return "(\(try render(left, in: scope)) AND \(try render(right, in: scope)))"
+        case let .or(left, right):
+            return "(\(try render(left, in: scope)) OR \(try render(right, in: scope)))"
+        case let .not(inner):
+            return "NOT (\(try render(inner, in: scope)))"
+        case let .invalid(error):
+            throw error
+        }
+    }
+
+    /// The joins a filter names (through their child or pivot type), and a check that it names
+    /// nothing else.
+    private func joinsNamed(by filter: CRUDBooleanExpression, in plan: CRUDQueryPlan) throws -> [Int] {
+        var named: Set<Int> = []
+        for model in filter.referencedTypes where model != plan.root {
+            guard let join = plan.joins.firstIndex(where: { $0.model == model || $0.pivot?.model == model }) else {
+                throw CRUDSQLGenError("where: \(model) is not part of this query; a condition can name only the table and the types joined to it")
+            }
+            named.insert(join)
+        }
+        return named.sorted()
+    }
+
+    /// `LEFT JOIN`s that bring a join's rows (and pivot rows) next to the root row `t0`.
+    private func leftJoins(_ joins: [Int], of plan: CRUDQueryPlan, into scope: inout Scope) -> String {
+        let root = plan.root.crudSchema
+        var sql = ""
+        for index in joins {
+            let join = plan.joins[index]
+            let child = join.model.crudSchema
+            let childAlias = Self.childAlias(index)
+            let rootKey = qualified("t0", root.columns[join.parentColumn].name)
+            if let pivot = join.pivot {
+                let pivotSchema = pivot.model.crudSchema
+                let pivotAlias = Self.pivotAlias(index)
+                sql += " LEFT JOIN \(quote(pivotSchema.name)) AS \(pivotAlias) ON \(qualified(pivotAlias, pivotSchema.columns[pivot.parentColumn].name)) = \(rootKey)"
+                sql += " LEFT JOIN \(quote(child.name)) AS \(childAlias) ON \(qualified(childAlias, child.columns[join.childColumn].name)) = \(qualified(pivotAlias, pivotSchema.columns[pivot.childColumn].name))"
+                scope.add(pivot.model, pivotAlias)
+            } else {
+                sql += " LEFT JOIN \(quote(child.name)) AS \(childAlias) ON \(qualified(childAlias, child.columns[join.childColumn].name)) = \(rootKey)"
+            }
+            scope.add(join.model, childAlias)
+        }
+        return sql
+    }
+
+    /// The root query's condition on `t0`.
+    private mutating func rootCondition(_ filter: CRUDBooleanExpression, of plan: CRUDQueryPlan) throws -> String {
+        var scope = Scope()
+        scope.add(plan.root, "t0")
+        let joins = try joinsNamed(by: filter, in: plan)
+        if joins.isEmpty { return try render(filter.node, in: scope) }
+        let joined = leftJoins(joins, of: plan, into: &scope)
+        return "EXISTS (SELECT 1 FROM (SELECT 1) AS crud_one\(joined) WHERE \(try render(filter.node, in: scope)))"
+    }
+
+    // MARK: - Queries
+
+    private mutating func orderClause(_ order: [CRUDQueryPlan.Order], of schema: CRUDTableSchema, alias: String) -> String {
+        guard !order.isEmpty else { return "" }
+        let terms = order.map { term -> String in
+            let column = schema.columns[term.column]
+            var text = qualified(alias, column.name) + (term.descending ? " DESC" : " ASC")
+            // One NULL order on every backend: first when ascending, last when descending.
+            if column.isOptional { text += term.descending ? " NULLS LAST" : " NULLS FIRST" }
+            return text
+        }
+        return " ORDER BY " + terms.joined(separator: ", ")
+    }
+
+    private mutating func limitClause(_ limit: CRUDQueryPlan.Limit?) -> String {
+        guard let limit, limit.max != nil || limit.skip > 0 else { return "" }
+        let max = limit.max.map { parameter(.integer(Int64($0))) }
+        let skip = limit.skip > 0 ? parameter(.integer(Int64(limit.skip))) : nil
+        return " " + dialect.limitClause(max: max, skip: skip)
+    }
+
+    /// The root query: `SELECT <selection> FROM root AS t0 WHERE … ORDER BY … LIMIT …`.
+    mutating func rootQuery(_ plan: CRUDQueryPlan, selecting selection: String, limit: CRUDQueryPlan.Limit?, ordered: Bool = true) throws -> String {
+        let root = plan.root.crudSchema
+        var sql = "SELECT \(selection) FROM \(quote(root.name)) AS t0"
+        if let filter = plan.filter {
+            sql += " WHERE " + (try rootCondition(filter, of: plan))
+        }
+        if ordered || limit != nil { sql += orderClause(plan.order, of: root, alias: "t0") }
+        sql += limitClause(limit)
+        return sql
+    }
+
+    /// The root rows' columns in table order.
+    mutating func select(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?) throws -> String {
+        try rootQuery(plan, selecting: columnList(plan.root.crudSchema, alias: "t0"), limit: limit)
+    }
+
+    /// How many rows `select` returns.
+    mutating func count(_ plan: CRUDQueryPlan) throws -> String {
+        "SELECT COUNT(*) FROM (" + (try rootQuery(plan, selecting: "1", limit: plan.limit, ordered: false)) + ") AS crud_count"
+    }
+
+    /// The children of join `index` for every root row, each row ending with the parent key it
+    /// belongs to, in the join's order.
+    mutating func children(_ plan: CRUDQueryPlan, join index: Int, limit: CRUDQueryPlan.Limit?) throws -> String {
+        let join = plan.joins[index]
+        let root = plan.root.crudSchema
+        let child = join.model.crudSchema
+        let childAlias = Self.childAlias(index)
+        var scope = Scope()
+        var from = "\(quote(child.name)) AS \(childAlias)"
+        let key: String
+        if let pivot = join.pivot {
+            let pivotSchema = pivot.model.crudSchema
+            let pivotAlias = Self.pivotAlias(index)
+            from += " JOIN \(quote(pivotSchema.name)) AS \(pivotAlias) ON \(qualified(pivotAlias, pivotSchema.columns[pivot.childColumn].name)) = \(qualified(childAlias, child.columns[join.childColumn].name))"
+            key = qualified(pivotAlias, pivotSchema.columns[pivot.parentColumn].name)
+            scope.add(pivot.model, pivotAlias)
+        } else {
+            key = qualified(childAlias, child.columns[join.childColumn].name)
+        }
+        scope.add(join.model, childAlias)
+        let parents = try rootQuery(plan, selecting: qualified("t0", root.columns[join.parentColumn].name), limit: limit)
+        var sql = "SELECT \(columnList(child, alias: childAlias)), \(key) FROM \(from) WHERE \(key) IN (\(parents))"
+        if let filter = plan.filter {
+            let named = try joinsNamed(by: filter, in: plan)
+            if !named.isEmpty {
+                var inner = Scope()
+                inner.add(plan.root, "t0")
+                inner.entries += scope.entries
+                let others = leftJoins(named.filter { $0 != index }, of: plan, into: &inner)
+                let condition = try render(filter.node, in: inner)
+                sql += " AND EXISTS (SELECT 1 FROM \(quote(root.name)) AS t0\(others) WHERE \(qualified("t0", root.columns[join.parentColumn].name)) = \(key) AND \(condition))"
+            }
+        }
+        sql += orderClause(join.order, of: child, alias: childAlias)
+        return sql
+    }
+
+    // MARK: - Writes
+
+    /// `INSERT` of the given columns, bound at positions `0 ..< columns.count`.
+    func insert(into schema: CRUDTableSchema, columns: [Int]) -> String {
+        guard !columns.isEmpty else { return "INSERT INTO \(quote(schema.name)) DEFAULT VALUES" }
+        let names = columns.map { quote(schema.columns[$0].name) }.joined(separator: ", ")
+        return "INSERT INTO \(quote(schema.name)) (\(names)) VALUES (\(placeholders(columns.count).joined(separator: ", ")))"
+    }
+
+    /// `UPDATE` of the given columns, bound at positions `0 ..< columns.count`, then the filter's.
+    mutating func update(_ schema: CRUDTableSchema, columns: [Int], filter: CRUDBooleanExpression?, root: any CRUDModel.Type) throws -> String {
+        let assignments = zip(columns, placeholders(columns.count)).map { quote(schema.columns[$0].name) + " = " + $1 }
+        return "UPDATE \(quote(schema.name)) SET \(assignments.joined(separator: ", "))" + (try whereClause(filter, root: root))
+    }
+
+    mutating func delete(_ schema: CRUDTableSchema, filter: CRUDBooleanExpression?, root: any CRUDModel.Type) throws -> String {
+        "DELETE FROM \(quote(schema.name))" + (try whereClause(filter, root: root))
+    }
+
+    private mutating func whereClause(_ filter: CRUDBooleanExpression?, root: any CRUDModel.Type) throws -> String {
+        guard let filter else { return "" }
+        var scope = Scope()
+        scope.add(root, nil)
+        return " WHERE " + (try render(filter.node, in: scope))
+    }
+
+    // MARK: - Schema
+
+    func createTable(_ schema: CRUDTableSchema, primaryKey: Int?, ifNotExists: Bool) -> String {
+        let columns = schema.columns.enumerated().map { index, column in
+            columnDefinition(column, isPrimaryKey: index == primaryKey)
+        }
+        return "CREATE TABLE \(ifNotExists ? "IF NOT EXISTS " : "")\(quote(schema.name)) (\(columns.joined(separator: ", ")))"
+    }
+
+    func columnDefinition(_ column: CRUDColumnSchema, isPrimaryKey: Bool) -> String {
+        var definition = quote(column.name) + " " + dialect.columnType(column.type)
+        if isPrimaryKey { definition += " PRIMARY KEY" }
+        if !column.isOptional { definition += " NOT NULL" }
+        return definition
+    }
+
+    /// Adds a column to an existing table; a non-optional one gets its type's zero value in the
+    /// rows already there.
+    func addColumn(_ column: CRUDColumnSchema, to table: String) -> String {
+        var sql = "ALTER TABLE \(quote(table)) ADD COLUMN \(columnDefinition(column, isPrimaryKey: false))"
+        if !column.isOptional { sql += " DEFAULT " + dialect.zeroValue(column.type) }
+        return sql
+    }
+
+    func dropColumn(_ column: String, from table: String) -> String {
+        "ALTER TABLE \(quote(table)) DROP COLUMN \(quote(column))"
+    }
+
+    func dropTable(_ table: String) -> String {
+        "DROP TABLE IF EXISTS \(quote(table))"
+    }
+
+    func createIndex(on schema: CRUDTableSchema, columns: [Int], unique: Bool) -> String {
+        let names = columns.map { schema.columns[$0].name }
+        let indexName = "index_" + schema.name + "_" + names.joined(separator: "_")
+        return "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(quote(indexName)) ON \(quote(schema.name)) (\(names.map(quote).joined(separator: ", ")))"
+    }
+}
