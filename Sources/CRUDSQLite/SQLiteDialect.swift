@@ -1,0 +1,41 @@
+import CRUD
+
+/// SQLite's spelling of the SQL that differs between databases.
+///
+/// Storage: integers and `Bool` as INTEGER, `Double`/`Float` as REAL, `String` and `URL` as TEXT,
+/// bytes as BLOB, `Date` as REAL seconds since 1970-01-01 UTC (sorts in time order; read it in SQL
+/// with `datetime(column, 'unixepoch')`), `UUID` as its 36-character TEXT form.
+public struct SQLiteDialect: CRUDDialect {
+    public init() {}
+
+    public func columnType(_ type: CRUDColumnType) -> String {
+        switch type {
+        case .integer, .bool: "INTEGER"
+        case .float, .date: "REAL"
+        case .text, .uuid: "TEXT"
+        case .blob: "BLOB"
+        }
+    }
+
+    public func placeholder(_ position: Int) -> String {
+        "?\(position + 1)"
+    }
+
+    public func limitClause(max: String?, skip: String?) -> String {
+        // SQLite needs a LIMIT before an OFFSET; -1 means no limit.
+        "LIMIT \(max ?? "-1")" + (skip.map { " OFFSET \($0)" } ?? "")
+    }
+
+    /// IMMEDIATE takes the write lock at once, so a transaction that writes later cannot fail
+    /// halfway for want of it; other connections wait (up to the busy timeout) instead.
+    public var beginTransaction: String { "BEGIN IMMEDIATE" }
+
+    public func zeroValue(_ type: CRUDColumnType) -> String {
+        switch type {
+        case .integer, .bool, .float, .date: "0"
+        case .text: "''"
+        case .blob: "X''"
+        case .uuid: "'00000000-0000-0000-0000-000000000000'"
+        }
+    }
+}
