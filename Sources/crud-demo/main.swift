@@ -1,0 +1,88 @@
+import CRUD
+import CRUDSQLite
+import Foundation
+
+// A walk through CRUD on SQLite: create, insert, join, where, update, delete.
+CRUDLogging.queryLogDestinations = []
+
+func section(_ title: String) {
+    print("\n== \(title)")
+}
+
+do {
+    let directory = FileManager.default.temporaryDirectory.appending(path: "crud-demo-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appending(path: "demo.sqlite").path
+    let db = Database(configuration: try SQLiteDatabaseConfiguration(path))
+    print("SQLite database at \(path)")
+
+    section("create")
+    try db.create(Person.self, policy: .reconcileTable)
+    try db.create(Bicycle.self)
+    try db.table(PhoneNumber.self).index(\.personId)
+    print("tables Person, PhoneNumber (created with Person, which joins it) and Bicycle; an index on PhoneNumber.personId")
+
+    section("insert")
+    let owen = Person(id: UUID(), firstName: "Owen", lastName: "Lars", height: 178, phoneNumbers: nil)
+    let beru = Person(id: UUID(), firstName: "Beru", lastName: "Lars", height: nil, phoneNumbers: nil)
+    let luke = Person(id: UUID(), firstName: "Luke", lastName: "Skywalker", height: 172, phoneNumbers: nil)
+    try db.table(Person.self).insert([owen, beru, luke])
+    try db.table(PhoneNumber.self).insert([
+        PhoneNumber(personId: owen.id, planetCode: 12, number: "555-555-1212"),
+        PhoneNumber(personId: owen.id, planetCode: 15, number: "555-555-2222"),
+        PhoneNumber(personId: beru.id, planetCode: 12, number: "555-555-1212"),
+        PhoneNumber(personId: luke.id, planetCode: 15, number: "555-555-3333"),
+    ])
+    let bikeId = try db.table(Bicycle.self).insert(Bicycle(id: nil, name: "Speeder", color: "red"), ignoreKeys: \.id).lastInsertId()
+    print("3 people, 4 phone numbers, and a bicycle the database gave id \(bikeId.map(String.init) ?? "?")")
+
+    section("join and where: the Lars family's numbers on planet 12")
+    let lars = try db.table(Person.self)
+        .order(by: \.lastName, \.firstName)
+        .join(\.phoneNumbers, on: \.id, equals: \.personId)
+        .order(descending: \.planetCode)
+        .where(\Person.lastName == "Lars" && \PhoneNumber.planetCode == 12)
+        .select()
+    try lars.forEach { person in
+        let numbers = person.phoneNumbers?.map { "\($0.number) (planet \($0.planetCode))" } ?? []
+        print("\(person.firstName) \(person.lastName): \(numbers.joined(separator: ", "))")
+    }
+
+    section("where with optionals, LIKE and IN")
+    let tall = try db.table(Person.self).where(\Person.height! >= 175).select().map(\.firstName)
+    let unmeasured = try db.table(Person.self).where(\Person.height == nil).select().map(\.firstName)
+    let sky = try db.table(Person.self).where(\Person.lastName =% "Sky").count()
+    let some = try db.table(Person.self).where(\Person.firstName ~ ["Luke", "Leia"]).count()
+    print("175 cm or taller: \(tall); height unknown: \(unmeasured); last names beginning with Sky: \(sky); named Luke or Leia: \(some)")
+
+    section("update")
+    var measured = beru
+    measured.height = 165
+    try db.table(Person.self).where(\Person.id == beru.id).update(measured, setKeys: \.height)
+    let heights = try db.table(Person.self).order(by: \.firstName).select().map { "\($0.firstName): \($0.height.map { "\($0) cm" } ?? "unknown")" }
+    print(heights.joined(separator: ", "))
+
+    section("transaction")
+    do {
+        try db.transaction {
+            try db.table(Bicycle.self).insert(Bicycle(id: nil, name: "Swoop", color: "black"), ignoreKeys: \.id)
+            throw CRUDSQLGenError("changed my mind")
+        }
+    } catch {
+        print("rolled back (\(error)); bicycles: \(try db.table(Bicycle.self).count())")
+    }
+
+    section("delete")
+    try db.table(PhoneNumber.self).where(\PhoneNumber.planetCode == 15).delete()
+    print("numbers left after deleting planet 15's: \(try db.table(PhoneNumber.self).count())")
+
+    section("raw SQL")
+    let counted = try db.sql("SELECT * FROM \"Person\" WHERE \"lastName\" = ? ORDER BY \"firstName\"", bindings: ["Lars"], Person.self)
+    print("Person rows with lastName Lars: \(counted.map(\.firstName))")
+    CRUDLogging.flush()
+} catch {
+    CRUDLogging.flush()
+    print("demo failed: \(error)")
+    exit(1)
+}
