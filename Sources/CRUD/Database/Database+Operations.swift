@@ -23,6 +23,7 @@ extension Database {
     /// Transactions nest: an inner one is a savepoint, so an inner failure the outer body catches
     /// undoes only the inner work.
     /// - Returns: what `body` returns.
+    @discardableResult
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try connection.transaction(body)
     }

@@ -4,7 +4,6 @@ infix operator ~: ComparisonPrecedence
 infix operator !~: ComparisonPrecedence
 infix operator %=%: ComparisonPrecedence
 infix operator =%: ComparisonPrecedence
-infix operator %=: ComparisonPrecedence
 infix operator %!=%: ComparisonPrecedence
 infix operator !=%: ComparisonPrecedence
 infix operator %!=: ComparisonPrecedence
@@ -87,7 +86,8 @@ public func =% <Model: CRUDModel>(lhs: KeyPath<Model, String>, rhs: String) -> C
     CRUDBooleanExpression(.like(ColumnReference(lhs), .beginsWith, rhs, negated: false))
 }
 
-/// Ends with the text.
+/// Ends with the text. `%=` is the standard library's remainder-assignment operator, so it binds
+/// more loosely than `&&`: parenthesize it inside larger expressions, `(\.name %= "son") && …`.
 public func %= <Model: CRUDModel>(lhs: KeyPath<Model, String>, rhs: String) -> CRUDBooleanExpression {
     CRUDBooleanExpression(.like(ColumnReference(lhs), .endsWith, rhs, negated: false))
 }

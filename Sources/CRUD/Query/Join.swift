@@ -39,6 +39,22 @@ extension JoinAble {
         on: KeyPath<OverAllForm, KeyType>,
         equals: KeyPath<NewType, KeyType>
     ) throws -> Join<OverAllForm, Self, NewType, KeyType> {
+        try joined(to, on: on, equals: equals)
+    }
+
+    /// The same join where the child's key is optional (a nullable foreign key): rows whose key
+    /// is NULL belong to no parent.
+    public func join<NewType: CRUDModel, KeyType: CRUDValue>(
+        _ to: KeyPath<OverAllForm, [NewType]?>,
+        on: KeyPath<OverAllForm, KeyType>,
+        equals: KeyPath<NewType, KeyType?>
+    ) throws -> Join<OverAllForm, Self, NewType, KeyType> {
+        try joined(to, on: on, equals: equals)
+    }
+
+    private func joined<NewType: CRUDModel, KeyType: CRUDValue>(
+        _ to: KeyPath<OverAllForm, [NewType]?>, on: PartialKeyPath<OverAllForm>, equals: PartialKeyPath<NewType>
+    ) throws -> Join<OverAllForm, Self, NewType, KeyType> {
         var plan = self.plan
         plan.joins.append(CRUDQueryPlan.Join(
             relation: try relation(to), model: NewType.self,

@@ -1,0 +1,126 @@
+import CRUD
+import Foundation
+
+// Joins of every kind: a pupil has courses (through enrollments), grades, and friends (pupils,
+// through friendships).
+struct Pupil: CRUDModel, Equatable {
+    let id: Int
+    var name: String
+    var nickname: String?
+    var courses: [Course]?
+    var grades: [Grade]?
+    var friends: [Pupil]?
+}
+
+struct Course: CRUDModel, Equatable {
+    let id: Int
+    var title: String
+}
+
+struct Enrollment: CRUDModel {
+    let pupilId: Int
+    let courseId: Int
+}
+
+/// A grade may belong to no pupil yet: NULL keys must never join.
+struct Grade: CRUDModel, Equatable {
+    let id: Int
+    var pupilId: Int?
+    var score: Int
+}
+
+struct Friendship: CRUDModel {
+    let pupilId: Int
+    let friendId: Int
+}
+
+/// Table and column names that are SQL keywords or hold quotes.
+struct Awkward: CRUDModel, TableNameProvider, Equatable {
+    enum CodingKeys: String, CodingKey {
+        case id, group = "group", order = "order", quoted = "it's \"quoted\"", select, children
+    }
+    static let tableName = "order"
+
+    let id: Int
+    var group: String
+    var order: Int
+    var quoted: String?
+    var select: Bool
+    var children: [AwkwardChild]?
+}
+
+struct AwkwardChild: CRUDModel, TableNameProvider, Equatable {
+    enum CodingKeys: String, CodingKey {
+        case id, from = "from", where_ = "where"
+    }
+    static let tableName = "group by"
+
+    let id: Int
+    var from: Int
+    var where_: String
+}
+
+// Two versions of one table, for `.reconcileTable`.
+struct ItemV1: CRUDModel, TableNameProvider {
+    static let tableName = "items"
+    let id: Int
+    var name: String
+    var obsolete: String?
+}
+
+struct ItemV2: CRUDModel, TableNameProvider {
+    static let tableName = "items"
+    let id: Int
+    var name: String
+    var added: Int
+    var addedText: String
+    var addedOptional: Double?
+    var addedDate: Date
+}
+
+/// The same table read with another column type, for reconcile's "never changes a type".
+struct ItemRetyped: CRUDModel, TableNameProvider {
+    static let tableName = "items"
+    let id: Int
+    var name: Int?
+}
+
+/// A table without an `id`: no primary key unless one is named.
+struct Tag: CRUDModel, Equatable {
+    var label: String
+    var weight: Int
+}
+
+/// One text column, for reading single values with raw SQL.
+struct TextValue: CRUDModel {
+    let text: String
+}
+
+/// One integer column.
+struct IntegerValue: CRUDModel {
+    let value: Int
+}
+
+/// A nullable column read as non-optional, for decoding errors.
+struct Strict: CRUDModel {
+    let id: Int
+    let name: String
+}
+
+/// A table with column defaults, made by raw SQL.
+struct Defaults: CRUDModel {
+    let id: Int?
+    var name: String?
+}
+
+/// Joined on a nullable key.
+struct Owner: CRUDModel {
+    let id: Int
+    var code: String?
+    var pets: [Pet]?
+}
+
+struct Pet: CRUDModel {
+    let id: Int
+    var ownerCode: String?
+}

@@ -1,0 +1,135 @@
+import CRUD
+import Foundation
+import Testing
+
+@Suite("where")
+struct WhereTests {
+    static func pupils<C: DatabaseConfigurationProtocol>(_ configuration: C) throws -> Database<C> {
+        let db = Database(configuration: configuration)
+        try db.create(Pupil.self)
+        try db.table(Pupil.self).insert([
+            Pupil(id: 1, name: "Ann", nickname: "Annie"),
+            Pupil(id: 2, name: "Bob", nickname: nil),
+            Pupil(id: 3, name: "Cy", nickname: "100%_sure"),
+            Pupil(id: 4, name: "Dee", nickname: "100 percent"),
+        ])
+        return db
+    }
+
+    @Test("comparison, logical and IN operators", arguments: Backend.all)
+    func operators(_ backend: Backend) throws { try operators(backend.open()) }
+
+    func operators<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let table = try Self.pupils(configuration).table(Pupil.self)
+        func ids(_ expression: CRUDBooleanExpression) throws -> [Int] {
+            try table.order(by: \.id).where(expression).select().map(\.id)
+        }
+        #expect(try ids(\Pupil.id == 2) == [2])
+        #expect(try ids(\Pupil.id != 2) == [1, 3, 4])
+        #expect(try ids(\Pupil.id < 2) == [1])
+        #expect(try ids(\Pupil.id <= 2) == [1, 2])
+        #expect(try ids(\Pupil.id > 2) == [3, 4])
+        #expect(try ids(\Pupil.id >= 2) == [2, 3, 4])
+        #expect(try ids(\Pupil.id > 1 && \Pupil.id < 4) == [2, 3])
+        #expect(try ids(\Pupil.id == 1 || \Pupil.name == "Dee") == [1, 4])
+        #expect(try ids(!(\Pupil.id == 1 || \Pupil.id == 2)) == [3, 4])
+        #expect(try ids(\Pupil.id > 20 && !(\Pupil.name == "Me" || \Pupil.name == "You")) == [])
+        #expect(try ids(\Pupil.id ~ [2, 4]) == [2, 4])
+        #expect(try ids(\Pupil.id !~ [2, 4]) == [1, 3])
+        #expect(try ids(\Pupil.id ~ []) == [])
+        #expect(try ids(\Pupil.id !~ []) == [1, 2, 3, 4])
+        #expect(try ids(\Pupil.nickname ~ ["Annie", nil]) == [1, 2], "nil in a list matches NULL")
+        #expect(try ids(\Pupil.nickname !~ ["Annie", nil]) == [3, 4])
+    }
+
+    @Test("nil comparisons and force-unwrapped optional key paths", arguments: Backend.all)
+    func optionals(_ backend: Backend) throws { try optionals(backend.open()) }
+
+    func optionals<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let table = try Self.pupils(configuration).table(Pupil.self)
+        #expect(try table.where(\Pupil.nickname == nil).select().map(\.id) == [2])
+        #expect(try table.order(by: \.id).where(\Pupil.nickname != nil).select().map(\.id) == [1, 3, 4])
+        #expect(try table.where(\Pupil.nickname! == "Annie").select().map(\.id) == [1])
+        #expect(try table.order(by: \.id).where(\Pupil.nickname! >= "100").select().map(\.id) == [1, 3, 4])
+        #expect(throws: CRUDSQLGenError.self, "ordering against nil is never true, so it is refused") {
+            try table.where(\Pupil.nickname < nil).count()
+        }
+    }
+
+    @Test("LIKE operators match % and _ in the value literally, case-sensitively", arguments: Backend.all)
+    func like(_ backend: Backend) throws { try like(backend.open()) }
+
+    func like<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let table = try Self.pupils(configuration).table(Pupil.self)
+        func ids(_ expression: CRUDBooleanExpression) throws -> [Int] {
+            try table.order(by: \.id).where(expression).select().map(\.id)
+        }
+        #expect(try ids(\Pupil.name %=% "n") == [1])
+        #expect(try ids(\Pupil.name =% "B") == [2])
+        #expect(try ids(\Pupil.name %= "e") == [4])
+        #expect(try ids(\Pupil.name %!=% "n") == [2, 3, 4])
+        #expect(try ids(\Pupil.name !=% "B") == [1, 3, 4])
+        #expect(try ids(\Pupil.name %!= "e") == [1, 2, 3])
+        #expect(try ids(\Pupil.name =% "b") == [], "LIKE is case-sensitive on every backend")
+        #expect(try ids(\Pupil.nickname! %=% "0%") == [3], "% in the value is a percent sign, not a wildcard")
+        #expect(try ids(\Pupil.nickname! %=% "%_") == [3])
+        #expect(try ids(\Pupil.nickname! =% "100_") == [], "_ in the value is an underscore")
+        #expect(try ids(\Pupil.nickname! %=% "\\") == [])
+    }
+
+    @Test("every supported value type on the right-hand side", arguments: Backend.all)
+    func valueTypes(_ backend: Backend) throws { try valueTypes(backend.open()) }
+
+    func valueTypes<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let db = Database(configuration: configuration)
+        try db.create(AllColumnTypes.self)
+        let row = ValueMappingTests.sample(id: 1)
+        var other = ValueMappingTests.sample(id: 2)
+        other.optionalString = nil
+        try db.table(AllColumnTypes.self).insert([row, other])
+        let table = db.table(AllColumnTypes.self)
+        func matches(_ expression: CRUDBooleanExpression) throws -> [Int] {
+            try table.where(expression).select().map(\.id)
+        }
+        #expect(try matches(\AllColumnTypes.id == 1 && \AllColumnTypes.int8 == row.int8) == [1])
+        #expect(try matches(\AllColumnTypes.id == 1 && \AllColumnTypes.int16 == row.int16) == [1])
+        #expect(try matches(\AllColumnTypes.id == 1 && \AllColumnTypes.int32 == row.int32) == [1])
+        #expect(try matches(\AllColumnTypes.id == 1 && \AllColumnTypes.int64 == row.int64) == [1])
+        #expect(try matches(\AllColumnTypes.id == 1 && \AllColumnTypes.uint == row.uint) == [1])
+        #expect(try matches(\AllColumnTypes.id == 1 && \AllColumnTypes.uint8 == row.uint8) == [1])
+        #expect(try matches(\AllColumnTypes.id == 1 && \AllColumnTypes.uint16 == row.uint16) == [1])
+        #expect(try matches(\AllColumnTypes.id == 1 && \AllColumnTypes.uint32 == row.uint32) == [1])
+        #expect(try matches(\AllColumnTypes.id == 1 && \AllColumnTypes.uint64 == row.uint64) == [1])
+        #expect(try matches(\AllColumnTypes.id == 1 && \AllColumnTypes.double == row.double) == [1])
+        #expect(try matches(\AllColumnTypes.id == 1 && \AllColumnTypes.float == row.float) == [1])
+        #expect(try matches(\AllColumnTypes.id == 1 && \AllColumnTypes.bool == row.bool) == [1])
+        #expect(try matches(\AllColumnTypes.id == 1 && \AllColumnTypes.string == row.string) == [1])
+        #expect(try matches(\AllColumnTypes.id == 1 && \AllColumnTypes.bytes == row.bytes) == [1])
+        #expect(try matches(\AllColumnTypes.id == 1 && \AllColumnTypes.signedBytes == row.signedBytes) == [1])
+        #expect(try matches(\AllColumnTypes.id == 1 && \AllColumnTypes.data == row.data) == [1])
+        #expect(try matches(\AllColumnTypes.id == 1 && \AllColumnTypes.date == row.date) == [1])
+        #expect(try matches(\AllColumnTypes.id == 1 && \AllColumnTypes.uuid == row.uuid) == [1])
+        #expect(try matches(\AllColumnTypes.id == 1 && \AllColumnTypes.url == row.url) == [1])
+        #expect(try matches(\AllColumnTypes.id == 1 && \AllColumnTypes.mood == row.mood) == [1])
+        #expect(try matches(\AllColumnTypes.id == 1 && \AllColumnTypes.priority == row.priority) == [1])
+        #expect(try matches(\AllColumnTypes.id == 1 && \AllColumnTypes.cents == row.cents) == [1])
+        #expect(try matches(\AllColumnTypes.optionalString == row.optionalString) == [1])
+        #expect(try matches(\AllColumnTypes.optionalString == nil) == [2])
+        #expect(try matches(\AllColumnTypes.date < row.date.addingTimeInterval(0.002) && \AllColumnTypes.date > row.date.addingTimeInterval(-0.002)).count == 2)
+        #expect(try matches(\AllColumnTypes.uuid ~ [row.uuid, UUID()]) == [1])
+    }
+
+    @Test("a key path of a type that is not in the query is a thrown error", arguments: Backend.all)
+    func foreignKeyPath(_ backend: Backend) throws { try foreignKeyPath(backend.open()) }
+
+    func foreignKeyPath<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let db = try Self.pupils(configuration)
+        try db.create(Course.self)
+        let error = #expect(throws: CRUDSQLGenError.self) {
+            try db.table(Pupil.self).where(\Course.title == "Math").select().map { $0 }
+        }
+        #expect(error?.msg.contains("Course is not part of this query") == true)
+        #expect(throws: CRUDSQLGenError.self) { try db.table(Pupil.self).where(\Course.id == 1).count() }
+        #expect(throws: CRUDSQLGenError.self) { try db.table(Pupil.self).where(\Course.id == 1).delete() }
+    }
+}
