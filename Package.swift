@@ -57,7 +57,7 @@ let package = Package(
         // The Perfect-CRUD README end to end against real databases.
         .testTarget(
             name: "CRUDIntegrationTests",
-            dependencies: ["CRUD", "CRUDSQLite"],
+            dependencies: ["CRUD", "CRUDSQLite", .product(name: "Logging", package: "swift-log")],
             plugins: ["CRUDPlugin"]
         ),
     ]

@@ -124,3 +124,8 @@ struct Pet: CRUDModel {
     let id: Int
     var ownerCode: String?
 }
+
+/// The row `PRAGMA busy_timeout` returns.
+struct BusyTimeout: CRUDModel {
+    let timeout: Int
+}

@@ -1,0 +1,91 @@
+import CRUD
+import CRUDSQLite
+import Foundation
+import Logging
+import Testing
+
+/// Collects what reaches a destination; destinations are called on CRUDLogging's queue.
+final class LogCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var collected: [String] = []
+
+    func append(_ line: String) {
+        lock.withLock { collected.append(line) }
+    }
+
+    var lines: [String] { lock.withLock { collected } }
+}
+
+/// A swift-log handler that hands every message to a collector.
+struct CollectingLogHandler: LogHandler {
+    let collector: LogCollector
+    var logLevel: Logger.Level = .trace
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
+             file: String, function: String, line: UInt) {
+        collector.append("\(level): \(message)")
+    }
+}
+
+/// Logging is global, so these tests run one at a time and look only for their own messages.
+@Suite("logging", .serialized)
+struct LoggingTests {
+    init() throws {
+        _ = try Backend.sqlite.open()
+    }
+
+    @Test("queries and errors go to their own destinations; custom, file and swift-log destinations; flush")
+    func destinations() throws {
+        let queries = LogCollector()
+        let errors = LogCollector()
+        let bridged = LogCollector()
+        let file = Backend.temporaryFile("log")
+        let logger = Logger(label: "crud-test") { _ in CollectingLogHandler(collector: bridged) }
+        CRUDLogging.queryLogDestinations = [.custom { queries.append($0.msg) }, .file(file)]
+        CRUDLogging.errorLogDestinations = [.custom { errors.append("\($0.type): \($0.msg)") }, .logger(logger)]
+        defer {
+            CRUDLogging.queryLogDestinations = []
+            CRUDLogging.errorLogDestinations = []
+        }
+
+        let db = Database(configuration: try SQLiteDatabaseConfiguration(Backend.temporaryFile("sqlite")))
+        try db.create(Pupil.self, policy: .shallow)
+        try db.table(Pupil.self).where(\Pupil.name == "logged-marker").count()
+        #expect(throws: CRUDSQLExeError.self) { try db.sql("SELECT * FROM \"no-such-table-marker\"") }
+        CRUDLogging.log(.info, "info-marker")
+        CRUDLogging.log(.warning, "warning-marker")
+        CRUDLogging.flush()
+
+        #expect(queries.lines.contains { $0.contains("FROM \"Pupil\" AS t0 WHERE t0.\"name\" = ?1") })
+        #expect(!queries.lines.contains { $0.contains("info-marker") })
+        #expect(errors.lines.contains { $0.hasPrefix("error: ") && $0.contains("no such table: no-such-table-marker") })
+        #expect(errors.lines.contains("info: info-marker"))
+        #expect(errors.lines.contains("warning: warning-marker"))
+        #expect(bridged.lines.contains("info: info-marker"))
+        #expect(bridged.lines.contains("warning: warning-marker"))
+        #expect(bridged.lines.contains { $0.hasPrefix("error: ") && $0.contains("no-such-table-marker") })
+        let written = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(written.contains("[query] SELECT COUNT(*) FROM (SELECT 1 FROM \"Pupil\" AS t0 WHERE t0.\"name\" = ?1) AS crud_count"))
+        #expect(!written.contains("info-marker"))
+    }
+
+    @Test("no destinations means nothing is written")
+    func silence() throws {
+        let collector = LogCollector()
+        CRUDLogging.queryLogDestinations = [.none]
+        CRUDLogging.errorLogDestinations = []
+        CRUDLogging.log(.error, "dropped")
+        CRUDLogging.flush()
+        CRUDLogging.queryLogDestinations = [.custom { collector.append($0.msg) }]
+        CRUDLogging.log(.query, "kept")
+        CRUDLogging.flush()
+        CRUDLogging.queryLogDestinations = []
+        #expect(collector.lines == ["kept"])
+    }
+}

@@ -1,0 +1,28 @@
+import CRUD
+import Foundation
+import Testing
+
+@Suite("raw SQL")
+struct RawSQLTests {
+    @Test("sql(_:bindings:) runs statements; sql(_:bindings:_:) maps rows to a model by column name", arguments: Backend.all)
+    func rawSQL(_ backend: Backend) throws { try rawSQL(backend.open()) }
+
+    func rawSQL<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let db = Database(configuration: configuration)
+        try db.create(Pupil.self)
+        try db.table(Pupil.self).insert([Pupil(id: 1, name: "Ann", nickname: "A"), Pupil(id: 2, name: "Bob")])
+        let parameter = db.configuration.connection.dialect.placeholder
+        try db.sql("UPDATE \"Pupil\" SET \"nickname\" = \(parameter(0)) WHERE \"id\" = \(parameter(1))", bindings: ["Bobby", 2])
+        let reordered = try db.sql("SELECT \"nickname\", 'extra' AS \"unused\", \"name\", \"id\" FROM \"Pupil\" ORDER BY \"id\"", Pupil.self)
+        #expect(reordered == [Pupil(id: 1, name: "Ann", nickname: "A"), Pupil(id: 2, name: "Bob", nickname: "Bobby")])
+        #expect(reordered.allSatisfy { $0.courses == nil })
+        let filtered = try db.sql("SELECT * FROM \"Pupil\" WHERE \"name\" = \(parameter(0))", bindings: ["Ann"], Pupil.self)
+        #expect(filtered.map(\.id) == [1])
+        #expect(try db.sql("SELECT * FROM \"Pupil\" WHERE \"nickname\" IS NULL", Pupil.self).isEmpty)
+        let missing = #expect(throws: CRUDDecoderError.self) { try db.sql("SELECT \"id\" FROM \"Pupil\"", Pupil.self) }
+        #expect(missing?.msg.contains("no column \"name\"") == true)
+        let error = #expect(throws: CRUDSQLExeError.self) { try db.sql("SELEKT nonsense") }
+        #expect(error?.sql == "SELEKT nonsense")
+        #expect(error?.code != nil && error?.databaseMessage != nil)
+    }
+}

@@ -1,0 +1,83 @@
+import CRUD
+import CRUDSQLite
+import Foundation
+import Testing
+
+@Suite("SQLite")
+struct SQLiteTests {
+    static func open(_ path: String, busyTimeout: Duration = .seconds(5)) throws -> Database<SQLiteDatabaseConfiguration> {
+        _ = try Backend.sqlite.open()
+        return Database(configuration: try SQLiteDatabaseConfiguration(path, busyTimeout: busyTimeout))
+    }
+
+    @Test("a file opens with WAL, foreign keys and a busy timeout; :memory: works too")
+    func pragmas() throws {
+        let db = try Self.open(Backend.temporaryFile("sqlite"), busyTimeout: .milliseconds(2_500))
+        #expect(try db.sql("SELECT journal_mode AS text FROM pragma_journal_mode", TextValue.self).map(\.text) == ["wal"])
+        #expect(try db.sql("SELECT foreign_keys AS value FROM pragma_foreign_keys", IntegerValue.self).map(\.value) == [1])
+        #expect(try db.sql("PRAGMA busy_timeout", BusyTimeout.self).map(\.timeout) == [2_500])
+        #expect(try db.sql("SELECT synchronous AS value FROM pragma_synchronous", IntegerValue.self).map(\.value) == [1])
+
+        let memory = try Self.open(":memory:")
+        try memory.create(Course.self)
+        try memory.table(Course.self).insert(Course(id: 1, title: "in memory"))
+        #expect(try memory.table(Course.self).first()?.title == "in memory")
+    }
+
+    @Test("a database locked by another connection fails after the busy timeout with a clear error")
+    func locked() throws {
+        let path = Backend.temporaryFile("sqlite")
+        let holder = try Self.open(path)
+        try holder.create(Course.self)
+        let waiter = try Self.open(path, busyTimeout: .milliseconds(200))
+        let started = Date()
+        try holder.transaction {
+            try holder.table(Course.self).insert(Course(id: 1, title: "held"))
+            let error = #expect(throws: CRUDSQLExeError.self) { try waiter.table(Course.self).insert(Course(id: 2, title: "waiting")) }
+            #expect(error?.msg.contains("database is locked") == true)
+            #expect(error?.msg.contains(path) == true)
+            #expect(error?.code == "5")
+        }
+        #expect(Date().timeIntervalSince(started) < 5)
+        try waiter.table(Course.self).insert(Course(id: 2, title: "after"))
+        #expect(try waiter.table(Course.self).count() == 2)
+    }
+
+    @Test("a read-only database reads, and refuses writes with an error naming it")
+    func readOnly() throws {
+        let path = Backend.temporaryFile("sqlite")
+        let writer = try Self.open(path)
+        try writer.create(Course.self)
+        try writer.table(Course.self).insert(Course(id: 1, title: "stored"))
+        let reader = try Self.open("file:\(path)?mode=ro")
+        #expect(try reader.table(Course.self).first()?.title == "stored")
+        let error = #expect(throws: CRUDSQLExeError.self) { try reader.table(Course.self).insert(Course(id: 2, title: "refused")) }
+        #expect(error?.msg.contains("readonly") == true)
+        #expect(error?.msg.contains(path) == true)
+    }
+
+    @Test("a missing directory is a clear error naming the path")
+    func missingDirectory() throws {
+        let path = "/nonexistent-\(UUID().uuidString)/data.sqlite"
+        let error = #expect(throws: CRUDSQLExeError.self) { try SQLiteDatabaseConfiguration(path) }
+        #expect(error?.msg == "cannot open SQLite database at \(path): unable to open database file")
+    }
+
+    @Test("a file that is not a database is a clear error naming it, at open")
+    func corruptFile() throws {
+        let path = Backend.temporaryFile("sqlite")
+        try Data((0 ..< 8_192).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: path))
+        let error = #expect(throws: CRUDSQLExeError.self) { try SQLiteDatabaseConfiguration(path) }
+        #expect(error?.msg.contains("file is not a database") == true)
+        #expect(error?.msg.contains(path) == true)
+    }
+
+    @Test("a value stored with the wrong type is a decoding error, not SQLite's silent conversion")
+    func storageTypes() throws {
+        let db = try Self.open(":memory:")
+        try db.create(Course.self)
+        try db.sql("INSERT INTO \"Course\" VALUES (1, X'00')")
+        let error = #expect(throws: CRUDDecoderError.self) { try db.table(Course.self).select().map { $0 } }
+        #expect(error?.msg == "reading Course: column \"title\": stored as BLOB where TEXT was expected")
+    }
+}
