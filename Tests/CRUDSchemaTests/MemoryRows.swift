@@ -1,26 +1,14 @@
 import CRUD
 import Foundation
 
-/// A value as a test's in-memory "database" keeps it: the primitives drivers bind and read.
-enum StoredValue: Equatable {
-    case null
-    case integer(Int64)
-    case real(Double)
-    case text(String)
-    case blob([UInt8])
-    case bool(Bool)
-    case date(Date)
-    case uuid(UUID)
-}
-
 struct WrongStorage: Error {
     var column: Int
-    var found: StoredValue
+    var found: CRUDDatabaseValue
 }
 
 /// Records what generated binders bind, by parameter position.
 struct MemoryBinder: CRUDBinder {
-    var values: [Int: StoredValue] = [:]
+    var values: [Int: CRUDDatabaseValue] = [:]
 
     mutating func bindNull(at position: Int) throws { try set(.null, position) }
     mutating func bindInt64(_ value: Int64, at position: Int) throws { try set(.integer(value), position) }
@@ -33,13 +21,13 @@ struct MemoryBinder: CRUDBinder {
     mutating func bindUUID(_ value: UUID, at position: Int) throws { try set(.uuid(value), position) }
 
     /// Binding one position twice is a bug in the generated binder.
-    private mutating func set(_ value: StoredValue, _ position: Int) throws {
+    private mutating func set(_ value: CRUDDatabaseValue, _ position: Int) throws {
         precondition(values[position] == nil, "parameter \(position) bound twice")
         values[position] = value
     }
 
     /// The bound values in positions `0 ..< count`; a gap is a bug in the generated binder.
-    func row(_ count: Int) -> [StoredValue] {
+    func row(_ count: Int) -> [CRUDDatabaseValue] {
         precondition(values.count == count, "bound \(values.count) parameters, expected \(count)")
         return (0 ..< count).map { values[$0]! }
     }
@@ -47,13 +35,13 @@ struct MemoryBinder: CRUDBinder {
 
 /// One row of stored values, with the rows joins brought in per relation.
 struct MemoryRow: CRUDRowReader {
-    var values: [StoredValue]
+    var values: [CRUDDatabaseValue]
     var relations: [Int: Any] = [:]
 
     func isNull(_ column: Int) -> Bool { values[column] == .null }
 
     /// The stored value of `column` if it has the storage `extract` accepts.
-    private func stored<Value>(_ column: Int, _ extract: (StoredValue) -> Value?) throws -> Value {
+    private func stored<Value>(_ column: Int, _ extract: (CRUDDatabaseValue) -> Value?) throws -> Value {
         guard let value = extract(values[column]) else { throw WrongStorage(column: column, found: values[column]) }
         return value
     }
@@ -73,7 +61,7 @@ struct MemoryRow: CRUDRowReader {
 }
 
 /// Binds a model's whole row through its generated binder.
-func storedRow<Model: CRUDModel>(_ model: Model) throws -> [StoredValue] {
+func storedRow<Model: CRUDModel>(_ model: Model) throws -> [CRUDDatabaseValue] {
     var binder = MemoryBinder()
     try model.crudBindRow(to: &binder, from: 0)
     return binder.row(Model.crudSchema.columns.count)
