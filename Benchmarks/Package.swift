@@ -1,0 +1,27 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+// Side-by-side measurements of CRUD against hand-written sqlite3 C calls and GRDB. Run in release:
+// swift run -c release --package-path Benchmarks crud-bench
+let package = Package(
+    name: "Benchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "CRUD", path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    ],
+    targets: [
+        // Data, checksums, schema and the harness's view of an implementation.
+        .target(name: "BenchCore"),
+        // Each implementation in its own module, so the two SQLite module maps (CRUD's and GRDB's)
+        // never meet in one Swift module.
+        .target(name: "BenchRaw", dependencies: ["BenchCore", .product(name: "GRDBSQLite", package: "GRDB.swift")]),
+        .target(
+            name: "BenchCRUD",
+            dependencies: ["BenchCore", .product(name: "CRUD", package: "CRUD"), .product(name: "CRUDSQLite", package: "CRUD")],
+            plugins: [.plugin(name: "CRUDPlugin", package: "CRUD")]
+        ),
+        .target(name: "BenchGRDB", dependencies: ["BenchCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        .executableTarget(name: "crud-bench", dependencies: ["BenchCore", "BenchRaw", "BenchCRUD", "BenchGRDB"]),
+    ]
+)

@@ -1,0 +1,219 @@
+import BenchCore
+import BenchCRUD
+import BenchGRDB
+import BenchRaw
+import Foundation
+
+// Runs every workload with every implementation in interleaved rounds, checks that all of them
+// read or wrote the same data, and prints the median time of each with its ratio to raw sqlite3.
+
+struct Options {
+    var rows = 100_000
+    var rounds = 5
+    var only: Set<String>?
+
+    static let workloads = ["insert", "fetch", "lookup", "filtered", "join", "generator"]
+    static let usage = """
+        USAGE: crud-bench [--n rows] [--rounds count] [--only workload,...]
+
+        Workloads: \(workloads.joined(separator: ", ")). Defaults: --n 100000 --rounds 5, all workloads.
+        Build in release: swift run -c release --package-path Benchmarks crud-bench
+
+        """
+
+    init(_ arguments: [String]) throws {
+        var remaining = arguments[...]
+        func value(_ name: String) throws -> String {
+            guard let value = remaining.popFirst() else { throw BenchError("\(name) needs a value") }
+            return value
+        }
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "--n":
+                guard let parsed = Int(try value(argument)), parsed > 0 else { throw BenchError("--n takes a positive number") }
+                rows = parsed
+            case "--rounds":
+                guard let parsed = Int(try value(argument)), parsed > 0 else { throw BenchError("--rounds takes a positive number") }
+                rounds = parsed
+            case "--only":
+                let names = Set(try value(argument).split(separator: ",").map(String.init))
+                if let unknown = names.subtracting(Self.workloads).first { throw BenchError("unknown workload \(unknown)") }
+                only = names
+            case "-h", "--help":
+                print(Self.usage, terminator: "")
+                exit(0)
+            default:
+                throw BenchError("unknown option \(argument)")
+            }
+        }
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+typealias Implementations = [(name: String, type: any BenchImplementation.Type)]
+
+let allImplementations: Implementations = [
+    ("raw sqlite3", RawImplementation.self),
+    ("CRUD", CRUDImplementation.self),
+    ("GRDB record", GRDBRecordImplementation.self),
+    ("GRDB Codable", GRDBCodableImplementation.self),
+]
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
+/// Runs one workload: every round runs every implementation once, in order, and every result must
+/// equal the first implementation's.
+func measure(_ title: String, rounds: Int, implementations: [String],
+             _ run: (Int) throws -> (Duration, Checksum)) throws -> [Double] {
+    var times = Array(repeating: [Double](), count: implementations.count)
+    var reference: Checksum?
+    for _ in 0 ..< rounds {
+        for index in implementations.indices {
+            let (time, checksum) = try run(index)
+            if let reference, checksum != reference {
+                throw BenchError("\(title): \(implementations[index]) gave \(checksum), but \(implementations[0]) gave \(reference)")
+            }
+            reference = reference ?? checksum
+            times[index].append(milliseconds(time))
+        }
+    }
+    print("  \(title): checksums agree (\(reference!))")
+    return times.map(median)
+}
+
+func crudGenExecutable() throws -> URL {
+    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+    for name in ["crud-gen", "crud-gen-tool"] {
+        let candidate = directory.appending(path: name)
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+    }
+    throw BenchError("crud-gen was not built next to crud-bench in \(directory.path)")
+}
+
+func generatorFiles(in directory: URL) throws -> URL {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    let template = try String(contentsOf: root.appending(path: "Scripts/scale-model.swift.template"), encoding: .utf8)
+    let models = directory.appending(path: "Models")
+    try FileManager.default.createDirectory(at: models, withIntermediateDirectories: true)
+    for index in 0 ..< 1_000 {
+        let text = template.replacingOccurrences(of: "__INDEX__", with: String(index))
+            .replacingOccurrences(of: "__PREVIOUS__", with: String(index == 0 ? 0 : index - 1))
+        try text.write(to: models.appending(path: "Model\(index).swift"), atomically: false, encoding: .utf8)
+    }
+    return models
+}
+
+func run(_ options: Options, implementations: Implementations) throws {
+    let selected = Options.workloads.filter { options.only?.contains($0) ?? true }
+    let directory = FileManager.default.temporaryDirectory.appending(path: "crud-bench-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let dataset = Dataset(rows: options.rows)
+    let names = implementations.map(\.name)
+    let clock = ContinuousClock()
+    print("crud-bench: \(options.rows) rows, \(options.rounds) rounds, median of each; rounds interleave the implementations")
+
+    let readPath = directory.appending(path: "read.sqlite").path
+    if selected.contains(where: { ["fetch", "lookup", "filtered", "join"].contains($0) }) {
+        try BenchDatabase.fill(at: readPath, with: dataset)
+    }
+    func reading(_ body: @escaping (any BenchImplementation) throws -> Checksum) -> (Int) throws -> (Duration, Checksum) {
+        { index in
+            let implementation = try implementations[index].type.init(path: readPath)
+            var checksum = Checksum()
+            let time = try clock.measure { checksum = try body(implementation) }
+            return (time, checksum)
+        }
+    }
+
+    var rows: [(String, [Double])] = []
+    for workload in selected {
+        switch workload {
+        case "insert":
+            var file = 0
+            let times = try measure("insert \(dataset.items.count)", rounds: options.rounds, implementations: names) { index in
+                file += 1
+                let path = directory.appending(path: "insert-\(file).sqlite").path
+                try BenchDatabase.create(at: path, indexes: false)
+                let implementation = try implementations[index].type.init(path: path)
+                let time = try clock.measure { try implementation.insert(dataset.items) }
+                return (time, try BenchDatabase.fingerprint(of: path))
+            }
+            rows.append(("insert \(dataset.items.count) rows, one transaction", times))
+        case "fetch":
+            rows.append(("fetch \(dataset.items.count) rows", try measure("fetch", rounds: options.rounds, implementations: names, reading { try $0.fetchAll() })))
+        case "lookup":
+            rows.append(("\(dataset.lookupIds.count) primary-key lookups", try measure("lookup", rounds: options.rounds, implementations: names, reading { try $0.lookup(dataset.lookupIds) })))
+        case "filtered":
+            rows.append(("filtered, ordered, limit \(Dataset.filteredLimit) ×\(dataset.thresholds.count)", try measure("filtered", rounds: options.rounds, implementations: names, reading { try $0.filtered(dataset.thresholds) })))
+        case "join":
+            rows.append(("\(dataset.parents) parents × \(dataset.childrenPerParent) children", try measure("join", rounds: options.rounds, implementations: names, reading { try $0.parentsWithChildren() })))
+        case "generator":
+            let models = try generatorFiles(in: directory)
+            let executable = try crudGenExecutable()
+            let output = directory.appending(path: "Generated.swift")
+            var times: [Double] = []
+            for _ in 0 ..< options.rounds {
+                try? FileManager.default.removeItem(at: output)
+                let process = Process()
+                process.executableURL = executable
+                process.arguments = ["--output", output.path, "--root", directory.path, models.path]
+                let time = try clock.measure {
+                    try process.run()
+                    process.waitUntilExit()
+                }
+                let generated = try String(contentsOf: output, encoding: .utf8)
+                let count = generated.components(separatedBy: "\n    init<Row: CRUDRowReader>(crudRow row: Row) throws {").count - 1
+                guard process.terminationStatus == 0, count == 1_000 else {
+                    throw BenchError("crud-gen exited \(process.terminationStatus) with \(count) models instead of 1000")
+                }
+                times.append(milliseconds(time))
+            }
+            print("  generator: 1000 models generated each round")
+            rows.append(("crud-gen, 1000 files / 10000 properties", [.nan, median(times), .nan, .nan]))
+        default:
+            break
+        }
+    }
+    report(rows, names: names)
+}
+
+func report(_ rows: [(String, [Double])], names: [String]) {
+    func cell(_ value: Double, raw: Double, isRaw: Bool) -> String {
+        guard !value.isNaN else { return "—" }
+        let time = String(format: "%.1f ms", value)
+        guard !isRaw, !raw.isNaN else { return time }
+        return time + String(format: " (%.2f×)", value / raw)
+    }
+    let header = ["workload"] + names
+    var table = [header]
+    for (title, times) in rows {
+        table.append([title] + times.indices.map { cell(times[$0], raw: times[0], isRaw: $0 == 0) })
+    }
+    let widths = header.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
+    print("")
+    for (index, line) in table.enumerated() {
+        print(line.indices.map { line[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  "))
+        if index == 0 { print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
+    }
+    print("\n(×: time relative to raw sqlite3; lower is faster)")
+}
+
+do {
+    try run(try Options(Array(CommandLine.arguments.dropFirst())), implementations: allImplementations)
+} catch {
+    FileHandle.standardError.write(Data("crud-bench: error: \(error)\n".utf8))
+    exit(1)
+}
