@@ -134,7 +134,9 @@ public final class SQLiteStatement: CRUDStatement {
     private static let storageNames = [SQLITE_INTEGER: "INTEGER", SQLITE_FLOAT: "REAL", SQLITE_TEXT: "TEXT", SQLITE_BLOB: "BLOB", SQLITE_NULL: "NULL"]
 
     private func wrongStorage(_ column: Int, expected: String) -> CRUDDecoderError {
-        decodingError(column, "stored as \(Self.storageNames[storage(column)] ?? "?") where \(expected) was expected")
+        let found = storage(column)
+        if found == SQLITE_NULL { return decodingError(column, CRUDDecoderError.nullProblem) }
+        return decodingError(column, "stored as \(Self.storageNames[found] ?? "?") where \(expected) was expected")
     }
 
     public func decodingError(_ column: Int, _ problem: String) -> CRUDDecoderError {
@@ -145,28 +147,40 @@ public final class SQLiteStatement: CRUDStatement {
         storage(column) == SQLITE_NULL
     }
 
+    // Each read takes the column once as a value and asks it both its type and its content: one
+    // sqlite3_column_* call instead of two. The value is unprotected, which is safe because a
+    // connection is used by one thread at a time.
+
+    @inline(__always)
+    private func value(_ column: Int) -> OpaquePointer {
+        sqlite3_column_value(handle, Int32(column))
+    }
+
     public func readInt64(_ column: Int) throws -> Int64 {
-        guard storage(column) == SQLITE_INTEGER else { throw wrongStorage(column, expected: "INTEGER") }
-        return sqlite3_column_int64(handle, Int32(column))
+        let value = value(column)
+        guard sqlite3_value_type(value) == SQLITE_INTEGER else { throw wrongStorage(column, expected: "INTEGER") }
+        return sqlite3_value_int64(value)
     }
 
     public func readDouble(_ column: Int) throws -> Double {
-        let type = storage(column)
+        let value = value(column)
+        let type = sqlite3_value_type(value)
         guard type == SQLITE_FLOAT || type == SQLITE_INTEGER else { throw wrongStorage(column, expected: "REAL") }
-        return sqlite3_column_double(handle, Int32(column))
+        return sqlite3_value_double(value)
     }
 
     public func readText(_ column: Int) throws -> String {
-        guard storage(column) == SQLITE_TEXT else { throw wrongStorage(column, expected: "TEXT") }
-        guard let text = sqlite3_column_text(handle, Int32(column)) else { return "" }
-        let count = Int(sqlite3_column_bytes(handle, Int32(column)))
-        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+        let value = value(column)
+        guard sqlite3_value_type(value) == SQLITE_TEXT else { throw wrongStorage(column, expected: "TEXT") }
+        guard let text = sqlite3_value_text(value) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
     }
 
     private func withBlob<T>(_ column: Int, _ body: (UnsafeRawBufferPointer) -> T) throws -> T {
-        guard storage(column) == SQLITE_BLOB else { throw wrongStorage(column, expected: "BLOB") }
-        let bytes = sqlite3_column_blob(handle, Int32(column))
-        let count = Int(sqlite3_column_bytes(handle, Int32(column)))
+        let value = value(column)
+        guard sqlite3_value_type(value) == SQLITE_BLOB else { throw wrongStorage(column, expected: "BLOB") }
+        let bytes = sqlite3_value_blob(value)
+        let count = Int(sqlite3_value_bytes(value))
         return body(UnsafeRawBufferPointer(start: bytes, count: bytes == nil ? 0 : count))
     }
 
@@ -183,11 +197,12 @@ public final class SQLiteStatement: CRUDStatement {
     }
 
     public func readDate(_ column: Int) throws -> Date {
-        let type = storage(column)
+        let value = value(column)
+        let type = sqlite3_value_type(value)
         guard type == SQLITE_FLOAT || type == SQLITE_INTEGER else {
             throw wrongStorage(column, expected: "REAL seconds since 1970")
         }
-        return Date(timeIntervalSince1970: sqlite3_column_double(handle, Int32(column)))
+        return Date(timeIntervalSince1970: sqlite3_value_double(value))
     }
 
     public func readUUID(_ column: Int) throws -> UUID {

@@ -46,7 +46,7 @@ struct SelectTests {
         try db.sql("INSERT INTO \"Strict\" (\"id\", \"name\") VALUES (1, 'fine'), (2, NULL), (3, 'fine')")
         let query = try db.table(Strict.self).order(by: \.id).select()
         let error = #expect(throws: CRUDDecoderError.self) { try query.map(\.id) }
-        #expect(error?.msg == "reading Strict: column \"name\": NULL where String was expected")
+        #expect(error?.msg == "reading Strict: column \"name\": NULL where a value is required (the property is not optional)")
         var visited: [Int] = []
         #expect(throws: CRUDDecoderError.self) { try query.forEach { visited.append($0.id) } }
         #expect(visited == [1])

@@ -164,7 +164,7 @@ struct BadValueTests {
         var row = try storedRow(GeneratedCodeTests.everything)
         row[13] = .null
         let error = try #require(throws: CRUDDecoderError.self) { try AllColumnTypes(crudRow: MemoryRow(values: row)) }
-        #expect(error.msg == "column 13: NULL where String was expected")
+        #expect(error.msg == "column 13: NULL where a value is required (the property is not optional)")
     }
 
     @Test("an integer out of the property's range is a decoder error, not a wrapped value")

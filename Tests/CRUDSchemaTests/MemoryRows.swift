@@ -42,6 +42,7 @@ struct MemoryRow: CRUDRowReader {
 
     /// The stored value of `column` if it has the storage `extract` accepts.
     private func stored<Value>(_ column: Int, _ extract: (CRUDDatabaseValue) -> Value?) throws -> Value {
+        if values[column] == .null { throw decodingError(column, CRUDDecoderError.nullProblem) }
         guard let value = extract(values[column]) else { throw WrongStorage(column: column, found: values[column]) }
         return value
     }

@@ -131,4 +131,21 @@ struct SQLBuildingTests {
         #expect(throws: CRUDSQLGenError.self) { try db.create(Person.self, primaryKey: \.firstName.count) }
         #expect(recorded.executions.isEmpty)
     }
+
+    @Test("a repeated query shape reuses its SQL with new values; another shape gets its own")
+    func shapeCache() throws {
+        _ = try db.table(Person.self).where(\Person.firstName == "a").first()
+        _ = try db.table(Person.self).where(\Person.firstName == "b").first()
+        _ = try db.table(Person.self).where(\Person.lastName == "b").first()
+        _ = try db.table(Person.self).where(\Person.height == nil).first()
+        _ = try db.table(Person.self).where(\Person.height == 1.5).first()
+        _ = try db.table(Person.self).where(\Person.height ~ [1, 2]).first()
+        _ = try db.table(Person.self).where(\Person.height ~ [1, 2, 3]).first()
+        let executions = recorded.executions
+        #expect(executions[0].sql == executions[1].sql)
+        #expect(executions.map(\.bindings.first) == [.text("a"), .text("b"), .text("b"), .integer(1), .real(1.5), .real(1), .real(1)])
+        #expect(Set(executions.map(\.sql)).count == 6)
+        #expect(executions[3].sql.contains(#"t0."height" IS NULL"#))
+        #expect(executions[6].sql.contains("IN ($1, $2, $3)"))
+    }
 }

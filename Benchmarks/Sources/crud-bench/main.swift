@@ -11,12 +11,15 @@ struct Options {
     var rows = 100_000
     var rounds = 5
     var only: Set<String>?
+    /// Implementations to run besides raw sqlite3, which every run includes as the reference.
+    var implementations: Set<String>?
 
     static let workloads = ["insert", "fetch", "lookup", "filtered", "join", "generator"]
     static let usage = """
-        USAGE: crud-bench [--n rows] [--rounds count] [--only workload,...]
+        USAGE: crud-bench [--n rows] [--rounds count] [--only workload,...] [--implementations name,...]
 
         Workloads: \(workloads.joined(separator: ", ")). Defaults: --n 100000 --rounds 5, all workloads.
+        Implementations: crud, grdb-record, grdb-codable (raw sqlite3 always runs, as the reference).
         Build in release: swift run -c release --package-path Benchmarks crud-bench
 
         """
@@ -39,6 +42,8 @@ struct Options {
                 let names = Set(try value(argument).split(separator: ",").map(String.init))
                 if let unknown = names.subtracting(Self.workloads).first { throw BenchError("unknown workload \(unknown)") }
                 only = names
+            case "--implementations":
+                implementations = Set(try value(argument).split(separator: ",").map(String.init))
             case "-h", "--help":
                 print(Self.usage, terminator: "")
                 exit(0)
@@ -62,6 +67,9 @@ let allImplementations: Implementations = [
     ("GRDB record", GRDBRecordImplementation.self),
     ("GRDB Codable", GRDBCodableImplementation.self),
 ]
+
+/// The option names of the implementations after raw sqlite3.
+let implementationOptions = ["crud", "grdb-record", "grdb-codable"]
 
 func milliseconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
@@ -182,7 +190,7 @@ func run(_ options: Options, implementations: Implementations) throws {
                 times.append(milliseconds(time))
             }
             print("  generator: 1000 models generated each round")
-            rows.append(("crud-gen, 1000 files / 10000 properties", [.nan, median(times), .nan, .nan]))
+            rows.append(("crud-gen, 1000 files / 10000 properties", names.map { $0 == "CRUD" ? median(times) : .nan }))
         default:
             break
         }
@@ -212,7 +220,14 @@ func report(_ rows: [(String, [Double])], names: [String]) {
 }
 
 do {
-    try run(try Options(Array(CommandLine.arguments.dropFirst())), implementations: allImplementations)
+    let options = try Options(Array(CommandLine.arguments.dropFirst()))
+    if let unknown = options.implementations?.subtracting(implementationOptions).first {
+        throw BenchError("unknown implementation \(unknown)")
+    }
+    let chosen = allImplementations.enumerated().filter { index, _ in
+        index == 0 || options.implementations?.contains(implementationOptions[index - 1]) ?? true
+    }.map(\.element)
+    try run(options, implementations: chosen)
 } catch {
     FileHandle.standardError.write(Data("crud-bench: error: \(error)\n".utf8))
     exit(1)

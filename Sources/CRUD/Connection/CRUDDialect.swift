@@ -21,7 +21,18 @@ public protocol CRUDDialect: Sendable {
 extension CRUDDialect {
     /// An identifier in double quotes, inner quotes doubled: safe for any table or column name.
     public func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        var quoted = "\""
+        quoted.reserveCapacity(identifier.utf8.count + 2)
+        if identifier.utf8.contains(UInt8(ascii: "\"")) {
+            for character in identifier {
+                if character == "\"" { quoted.append("\"") }
+                quoted.append(character)
+            }
+        } else {
+            quoted += identifier
+        }
+        quoted.append("\"")
+        return quoted
     }
 
     /// A string constant in single quotes, inner quotes doubled. Used only for constants the engine

@@ -4,6 +4,9 @@ public struct CRUDDecoderError: Error, CustomStringConvertible, Sendable {
     public let msg: String
     public init(_ msg: String) { self.msg = msg }
     public var description: String { "CRUDDecoderError: \(msg)" }
+
+    /// What readers say of NULL in a column whose property is not optional.
+    public static let nullProblem = "NULL where a value is required (the property is not optional)"
 }
 
 /// A model property could not be stored: a `UInt64` above `Int64.max`, a column position that does

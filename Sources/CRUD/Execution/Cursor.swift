@@ -5,10 +5,13 @@
 ///
 /// Joined children are loaded when the cursor is made; root rows are read as `next()` asks. The
 /// statement is given back when the rows run out, an error is thrown, or the cursor goes away.
+///
+/// `next()` is inlinable so that reading rows specializes in the caller's module, where the model's
+/// generated reader and the driver's statement type are both concrete.
 public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
-    private let connection: Connection
-    private var statement: Connection.Statement?
-    private let joins: [Int: JoinedChildren]
+    @usableFromInline let connection: Connection
+    @usableFromInline var statement: Connection.Statement?
+    @usableFromInline let joins: [Int: JoinedChildren]
 
     init(connection: Connection, plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?) throws {
         self.connection = connection
@@ -18,13 +21,12 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
             joins[plan.joins[index].relation] = try Self.children(plan.joins[index].model, of: plan, join: index, limit: limit, on: connection)
         }
         self.joins = joins
-        var builder = SQLBuilder(dialect: connection.dialect)
-        let sql = try logging { try builder.select(plan, limit: limit) }
+        let (sql, parameters) = try logging { try SelectCache.shared.select(plan, limit: limit, dialect: connection.dialect) }
         CRUDLogging.logQuery(sql)
         let statement = try logging { try connection.prepare(sql) }
         self.statement = statement
         var binder = statement
-        for (position, value) in builder.parameters.enumerated() {
+        for (position, value) in parameters.enumerated() {
             try logging { try value.bind(to: &binder, at: position) }
         }
     }
@@ -36,6 +38,7 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
     /// The next result, or `nil` after the last.
     /// - Throws: `CRUDSQLExeError` when the database fails, `CRUDDecoderError` when a row does not fit
     ///   the model. The cursor is finished afterwards.
+    @inlinable
     public func next() throws -> Model? {
         guard let statement else { return nil }
         do {
@@ -45,16 +48,24 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
             }
             if joins.isEmpty { return try Model(crudRow: statement) }
             return try Model(crudRow: JoinedRow(base: statement, joins: joins))
-        } catch let error as CRUDDecoderError {
-            finish()
-            throw CRUDLogging.logged(CRUDDecoderError("reading \(Model.crudSchema.name): \(error.msg)"))
         } catch {
-            finish()
-            throw CRUDLogging.logged(error)
+            throw failed(error)
         }
     }
 
-    private func finish() {
+    /// Finishes the cursor and returns the error to throw: logged, and for a decoding error naming
+    /// the table.
+    @usableFromInline
+    func failed(_ error: any Error) -> any Error {
+        finish()
+        if let decoding = error as? CRUDDecoderError {
+            return CRUDLogging.logged(CRUDDecoderError("reading \(Model.crudSchema.name): \(decoding.msg)"))
+        }
+        return CRUDLogging.logged(error)
+    }
+
+    @usableFromInline
+    func finish() {
         if let statement {
             connection.release(statement)
             self.statement = nil

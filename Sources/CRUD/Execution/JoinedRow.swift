@@ -1,6 +1,7 @@
 import Foundation
 
 /// The children a join found, grouped by the parent key they belong to.
+@usableFromInline
 struct JoinedChildren {
     /// The root column holding the key.
     var parentColumn: Int
@@ -10,11 +11,19 @@ struct JoinedChildren {
 }
 
 /// A root row of a joined query: reads go to the statement, relations to the joins' children.
+@usableFromInline
 struct JoinedRow<Base: CRUDRowReader>: CRUDRowReader {
-    let base: Base
+    @usableFromInline let base: Base
     /// By relation position.
-    let joins: [Int: JoinedChildren]
+    @usableFromInline let joins: [Int: JoinedChildren]
 
+    @inlinable
+    init(base: Base, joins: [Int: JoinedChildren]) {
+        self.base = base
+        self.joins = joins
+    }
+
+    @usableFromInline
     func relation<Related: CRUDModel>(_ index: Int) throws -> [Related]? {
         guard let join = joins[index] else { return nil }
         let key = try CRUDDatabaseValue(reading: base, column: join.parentColumn, as: join.keyType)
@@ -22,16 +31,16 @@ struct JoinedRow<Base: CRUDRowReader>: CRUDRowReader {
         return groups[key] ?? []
     }
 
-    func isNull(_ column: Int) -> Bool { base.isNull(column) }
-    func readInt64(_ column: Int) throws -> Int64 { try base.readInt64(column) }
-    func readDouble(_ column: Int) throws -> Double { try base.readDouble(column) }
-    func readText(_ column: Int) throws -> String { try base.readText(column) }
-    func readBlob(_ column: Int) throws -> [UInt8] { try base.readBlob(column) }
-    func readData(_ column: Int) throws -> Data { try base.readData(column) }
-    func readBool(_ column: Int) throws -> Bool { try base.readBool(column) }
-    func readDate(_ column: Int) throws -> Date { try base.readDate(column) }
-    func readUUID(_ column: Int) throws -> UUID { try base.readUUID(column) }
-    func decodingError(_ column: Int, _ problem: String) -> CRUDDecoderError { base.decodingError(column, problem) }
+    @inlinable func isNull(_ column: Int) -> Bool { base.isNull(column) }
+    @inlinable func readInt64(_ column: Int) throws -> Int64 { try base.readInt64(column) }
+    @inlinable func readDouble(_ column: Int) throws -> Double { try base.readDouble(column) }
+    @inlinable func readText(_ column: Int) throws -> String { try base.readText(column) }
+    @inlinable func readBlob(_ column: Int) throws -> [UInt8] { try base.readBlob(column) }
+    @inlinable func readData(_ column: Int) throws -> Data { try base.readData(column) }
+    @inlinable func readBool(_ column: Int) throws -> Bool { try base.readBool(column) }
+    @inlinable func readDate(_ column: Int) throws -> Date { try base.readDate(column) }
+    @inlinable func readUUID(_ column: Int) throws -> UUID { try base.readUUID(column) }
+    @inlinable func decodingError(_ column: Int, _ problem: String) -> CRUDDecoderError { base.decodingError(column, problem) }
 }
 
 /// A row of a raw SQL result read as a model: the model's columns are found by name.

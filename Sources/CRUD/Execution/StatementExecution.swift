@@ -1,6 +1,7 @@
 extension CRUDConnection {
     /// Prepares `sql`, binds `parameters` from position `firstParameter` on, runs `body` with the
     /// statement and gives the statement back. Errors are logged as they leave.
+    @usableFromInline
     func withStatement<T>(_ sql: String, _ parameters: [CRUDDatabaseValue] = [], firstParameter: Int = 0,
                           _ body: (Statement) throws -> T) throws -> T {
         CRUDLogging.logQuery(sql)
@@ -29,6 +30,7 @@ extension CRUDConnection {
 
     /// Runs `body` in a transaction: the outermost one with BEGIN … COMMIT, nested ones as savepoints.
     /// An error rolls back this level only and is rethrown; the outer body may catch it and go on.
+    @usableFromInline
     func transaction<T>(_ body: () throws -> T) throws -> T {
         let depth = transactionDepth
         let savepoint = "crud_savepoint_\(depth)"

@@ -60,6 +60,18 @@ enum ComparisonOperator: String {
     case lessOrEqual = "<="
     case greater = ">"
     case greaterOrEqual = ">="
+
+    /// A small number per operator, for query shapes.
+    var code: Int {
+        switch self {
+        case .equal: 0
+        case .notEqual: 1
+        case .less: 2
+        case .lessOrEqual: 3
+        case .greater: 4
+        case .greaterOrEqual: 5
+        }
+    }
 }
 
 enum LikePattern {

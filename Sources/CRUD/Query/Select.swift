@@ -17,6 +17,7 @@ public struct Select<OverAllForm: CRUDModel, Parent: TableProtocol>: Sequence wh
 
     /// Runs the query and transforms every result.
     /// - Throws: what the query throws, or what `transform` throws.
+    @inlinable
     public func map<T>(_ transform: (OverAllForm) throws -> T) throws -> [T] {
         let cursor = try cursor()
         var results: [T] = []
@@ -25,28 +26,41 @@ public struct Select<OverAllForm: CRUDModel, Parent: TableProtocol>: Sequence wh
     }
 
     /// Runs the query and calls `body` with every result.
+    @inlinable
     public func forEach(_ body: (OverAllForm) throws -> Void) throws {
         let cursor = try cursor()
         while let next = try cursor.next() { try body(next) }
     }
 
+    @inlinable
     public func makeIterator() -> Iterator {
         Iterator(select: self)
     }
 
     /// Runs the query on the first `next()`; stops the program on an error (see `Select`).
     public struct Iterator: IteratorProtocol {
-        let select: Select
-        var cursor: CRUDCursor<OverAllForm, Connection>?
+        @usableFromInline let select: Select
+        @usableFromInline var cursor: CRUDCursor<OverAllForm, Connection>?
 
+        @inlinable
+        init(select: Select) {
+            self.select = select
+        }
+
+        @inlinable
         public mutating func next() -> OverAllForm? {
             do {
                 if cursor == nil { cursor = try select.cursor() }
                 return try cursor?.next()
             } catch {
-                fatalError("CRUD: a query failed while a for-in loop, which cannot throw, iterated it: \(error). "
-                    + "Iterate with `try select.forEach`, `try select.map` or `select.cursor()` to handle errors.")
+                Self.stop(error)
             }
+        }
+
+        @usableFromInline
+        static func stop(_ error: any Error) -> Never {
+            fatalError("CRUD: a query failed while a for-in loop, which cannot throw, iterated it: \(error). "
+                + "Iterate with `try select.forEach`, `try select.map` or `select.cursor()` to handle errors.")
         }
     }
 }
@@ -73,8 +87,15 @@ extension SelectAble {
 
     /// The first result (with its joined children), or `nil` when there is none.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
+    @inlinable
     public func first() throws -> OverAllForm? {
+        try firstCursor().next()
+    }
+
+    /// A cursor over at most the first result.
+    @usableFromInline
+    func firstCursor() throws -> CRUDCursor<OverAllForm, DatabaseType.Configuration.Connection> {
         let limit = CRUDQueryPlan.Limit(max: min(plan.limit?.max ?? 1, 1), skip: plan.limit?.skip ?? 0)
-        return try CRUDCursor<OverAllForm, DatabaseType.Configuration.Connection>(connection: connection, plan: plan, limit: limit).next()
+        return try CRUDCursor(connection: connection, plan: plan, limit: limit)
     }
 }

@@ -29,5 +29,6 @@ public protocol DeleteAble: TableProtocol {}
 public protocol PlainTable: TableProtocol {}
 
 extension TableProtocol {
+    @usableFromInline
     var connection: DatabaseType.Configuration.Connection { database.configuration.connection }
 }

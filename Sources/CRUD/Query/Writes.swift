@@ -1,6 +1,11 @@
 /// The result of an insert.
 public struct Insert<Form: CRUDModel, Parent> {
-    let insertedRowId: Int?
+    @usableFromInline let insertedRowId: Int?
+
+    @inlinable
+    init(insertedRowId: Int?) {
+        self.insertedRowId = insertedRowId
+    }
 
     /// The id the database gave the last row inserted, where it gives one: SQLite's rowid (the
     /// value of an `INTEGER PRIMARY KEY` column).
@@ -24,6 +29,7 @@ public struct Delete<Form: CRUDModel, Parent> {
 extension CRUDModel {
     /// The columns key paths name, in table order, each once.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column.
+    @usableFromInline
     static func crudColumns(_ keyPaths: [PartialKeyPath<Self>], for operation: String) throws -> [Int] {
         var columns: Set<Int> = []
         for keyPath in keyPaths {
@@ -36,12 +42,14 @@ extension CRUDModel {
     }
 
     /// Every column but those the key paths name.
+    @usableFromInline
     static func crudColumns(ignoring keyPaths: [PartialKeyPath<Self>], for operation: String) throws -> [Int] {
         let ignored = Set(try crudColumns(keyPaths, for: operation))
         return crudSchema.columns.indices.filter { !ignored.contains($0) }
     }
 
     /// Binds the given columns (all, when `nil`) to positions `0 ..< count`.
+    @inlinable
     func crudBind<Binder: CRUDBinder>(columns: [Int]?, to binder: inout Binder) throws {
         guard let columns else { return try crudBindRow(to: &binder, from: 0) }
         for (position, column) in columns.enumerated() {
@@ -66,27 +74,29 @@ extension Create: InsertAble {
     public var insertionTable: Table<A, D> { table }
 }
 
+// The insert methods are inlinable so that binding specializes in the caller's module, where the
+// model's generated binder and the driver's statement type are concrete.
 extension InsertAble {
     /// Inserts the rows with every column, in one transaction; one prepared statement serves them all.
     /// - Throws: `CRUDSQLExeError` (nothing is inserted then), `CRUDEncoderError`.
-    @discardableResult
+    @discardableResult @inlinable
     public func insert(_ instances: [InsertForm]) throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
         try insertRows(instances, columns: nil)
     }
 
-    @discardableResult
+    @discardableResult @inlinable
     public func insert(_ instance: InsertForm) throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
         try insertRows([instance], columns: nil)
     }
 
     /// Inserts only the named columns; the others take their defaults.
-    @discardableResult
+    @discardableResult @inlinable
     public func insert(_ instances: [InsertForm], setKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
         try insertRows(instances, columns: InsertForm.crudColumns([setKeys] + rest, for: "insert"))
     }
 
-    @discardableResult
+    @discardableResult @inlinable
     public func insert(_ instance: InsertForm, setKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
         try insertRows([instance], columns: InsertForm.crudColumns([setKeys] + rest, for: "insert"))
@@ -94,23 +104,23 @@ extension InsertAble {
 
     /// Inserts every column but the named ones (an auto-assigned id, say); ignoring all columns
     /// inserts a row of defaults.
-    @discardableResult
+    @discardableResult @inlinable
     public func insert(_ instances: [InsertForm], ignoreKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
         try insertRows(instances, columns: InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"))
     }
 
-    @discardableResult
+    @discardableResult @inlinable
     public func insert(_ instance: InsertForm, ignoreKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
         try insertRows([instance], columns: InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"))
     }
 
-    private func insertRows(_ instances: [InsertForm], columns: [Int]?) throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
+    @inlinable
+    func insertRows(_ instances: [InsertForm], columns: [Int]?) throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
         let connection = insertionTable.connection
         guard !instances.isEmpty else { return Insert(insertedRowId: nil) }
-        let schema = InsertForm.crudSchema
-        let sql = SQLBuilder(dialect: connection.dialect).insert(into: schema, columns: columns ?? Array(schema.columns.indices))
+        let sql = insertSQL(columns: columns, dialect: connection.dialect)
         let write = {
             try connection.withStatement(sql) { statement in
                 var binder = statement
@@ -127,6 +137,12 @@ extension InsertAble {
             try write()
         }
         return Insert(insertedRowId: try connection.lastInsertId())
+    }
+
+    @usableFromInline
+    func insertSQL(columns: [Int]?, dialect: any CRUDDialect) -> String {
+        let schema = InsertForm.crudSchema
+        return SQLBuilder(dialect: dialect).insert(into: schema, columns: columns ?? Array(schema.columns.indices))
     }
 }
 

@@ -4,6 +4,9 @@ import Foundation
 ///
 /// A driver implements the primitives in its own storage format; `CRUDValue` conformances build every
 /// supported Swift type from them. Readers are used generically, so the calls are direct.
+///
+/// Each `read…` method throws a `CRUDDecoderError` (from `decodingError`) when the column is NULL or
+/// holds a value of another kind, so reading a non-optional column needs no separate NULL check.
 public protocol CRUDRowReader {
     /// Whether the column holds NULL.
     func isNull(_ column: Int) -> Bool

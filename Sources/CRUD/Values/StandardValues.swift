@@ -7,7 +7,6 @@ extension CRUDValue where Self: FixedWidthInteger {
 
     @inlinable
     public init<Row: CRUDRowReader>(crudRow row: Row, column: Int) throws {
-        if row.isNull(column) { throw row.decodingError(column, "NULL where \(Self.self) was expected") }
         let stored = try row.readInt64(column)
         guard let value = Self(exactly: stored) else {
             throw row.decodingError(column, "\(stored) does not fit in \(Self.self)")
@@ -40,7 +39,6 @@ extension Double: CRUDValue {
 
     @inlinable
     public init<Row: CRUDRowReader>(crudRow row: Row, column: Int) throws {
-        if row.isNull(column) { throw row.decodingError(column, "NULL where Double was expected") }
         self = try row.readDouble(column)
     }
 
@@ -56,7 +54,6 @@ extension Float: CRUDValue {
 
     @inlinable
     public init<Row: CRUDRowReader>(crudRow row: Row, column: Int) throws {
-        if row.isNull(column) { throw row.decodingError(column, "NULL where Float was expected") }
         self = Float(try row.readDouble(column))
     }
 
@@ -71,7 +68,6 @@ extension Bool: CRUDValue {
 
     @inlinable
     public init<Row: CRUDRowReader>(crudRow row: Row, column: Int) throws {
-        if row.isNull(column) { throw row.decodingError(column, "NULL where Bool was expected") }
         self = try row.readBool(column)
     }
 
@@ -86,7 +82,6 @@ extension String: CRUDValue {
 
     @inlinable
     public init<Row: CRUDRowReader>(crudRow row: Row, column: Int) throws {
-        if row.isNull(column) { throw row.decodingError(column, "NULL where String was expected") }
         self = try row.readText(column)
     }
 
@@ -118,7 +113,6 @@ extension Array: CRUDValue where Element: CRUDByte {
 
     @inlinable
     public init<Row: CRUDRowReader>(crudRow row: Row, column: Int) throws {
-        if row.isNull(column) { throw row.decodingError(column, "NULL where [\(Element.self)] was expected") }
         let bytes = try row.readBlob(column)
         if let same = bytes as? Self {
             self = same
@@ -142,7 +136,6 @@ extension Data: CRUDValue {
 
     @inlinable
     public init<Row: CRUDRowReader>(crudRow row: Row, column: Int) throws {
-        if row.isNull(column) { throw row.decodingError(column, "NULL where Data was expected") }
         self = try row.readData(column)
     }
 
@@ -157,7 +150,6 @@ extension Date: CRUDValue {
 
     @inlinable
     public init<Row: CRUDRowReader>(crudRow row: Row, column: Int) throws {
-        if row.isNull(column) { throw row.decodingError(column, "NULL where Date was expected") }
         self = try row.readDate(column)
     }
 
@@ -172,7 +164,6 @@ extension UUID: CRUDValue {
 
     @inlinable
     public init<Row: CRUDRowReader>(crudRow row: Row, column: Int) throws {
-        if row.isNull(column) { throw row.decodingError(column, "NULL where UUID was expected") }
         self = try row.readUUID(column)
     }
 
@@ -188,7 +179,6 @@ extension URL: CRUDValue {
 
     @inlinable
     public init<Row: CRUDRowReader>(crudRow row: Row, column: Int) throws {
-        if row.isNull(column) { throw row.decodingError(column, "NULL where URL was expected") }
         let text = try row.readText(column)
         guard let url = URL(string: text) else { throw row.decodingError(column, "\"\(text)\" is not a URL") }
         self = url
