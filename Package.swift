@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "CRUD", targets: ["CRUD"]),
         .library(name: "CRUDSQLite", targets: ["CRUDSQLite"]),
+        .library(name: "CRUDPostgres", targets: ["CRUDPostgres"]),
         .executable(name: "crud-gen", targets: ["crud-gen"]),
         .plugin(name: "CRUDPlugin", targets: ["CRUDPlugin"]),
     ],
@@ -30,10 +31,18 @@ let package = Package(
         ),
         .target(name: "CRUDSQLite", dependencies: ["CRUD", "CSQLite"]),
 
+        // PostgreSQL driver over the system's libpq.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
+        .target(name: "CRUDPostgres", dependencies: ["CRUD", "CLibPQ"]),
+
         // The demo the README's first command runs.
         .executableTarget(
             name: "crud-demo",
-            dependencies: ["CRUD", "CRUDSQLite"],
+            dependencies: ["CRUD", "CRUDSQLite", "CRUDPostgres"],
             plugins: ["CRUDPlugin"]
         ),
 
@@ -57,7 +66,7 @@ let package = Package(
         // The Perfect-CRUD README end to end against real databases.
         .testTarget(
             name: "CRUDIntegrationTests",
-            dependencies: ["CRUD", "CRUDSQLite", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CRUD", "CRUDSQLite", "CRUDPostgres", .product(name: "Logging", package: "swift-log")],
             plugins: ["CRUDPlugin"]
         ),
     ]

@@ -27,9 +27,8 @@ struct CollectingLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-             file: String, function: String, line: UInt) {
-        collector.append("\(level): \(message)")
+    func log(event: LogEvent) {
+        collector.append("\(event.level): \(event.message)")
     }
 }
 
@@ -56,7 +55,7 @@ struct LoggingTests {
 
         let db = Database(configuration: try SQLiteDatabaseConfiguration(Backend.temporaryFile("sqlite")))
         try db.create(Pupil.self, policy: .shallow)
-        try db.table(Pupil.self).where(\Pupil.name == "logged-marker").count()
+        _ = try db.table(Pupil.self).where(\Pupil.name == "logged-marker").count()
         #expect(throws: CRUDSQLExeError.self) { try db.sql("SELECT * FROM \"no-such-table-marker\"") }
         CRUDLogging.log(.info, "info-marker")
         CRUDLogging.log(.warning, "warning-marker")

@@ -16,9 +16,25 @@ public protocol CRUDDialect: Sendable {
     /// A constant of the column type that fills existing rows when `.reconcileTable` adds a
     /// non-optional column.
     func zeroValue(_ type: CRUDColumnType) -> String
+
+    /// The SQL type of a primary-key column: where the database can assign integer keys itself,
+    /// the form that makes it do so.
+    func primaryKeyColumnType(_ type: CRUDColumnType) -> String
+
+    /// How many rows one INSERT statement carries: 1 where a prepared single-row insert repeated is
+    /// fastest (SQLite, in process), more where each statement is a round trip (a server).
+    func rowsPerInsert(columns: Int) -> Int
 }
 
 extension CRUDDialect {
+    public func primaryKeyColumnType(_ type: CRUDColumnType) -> String {
+        columnType(type)
+    }
+
+    public func rowsPerInsert(columns: Int) -> Int {
+        1
+    }
+
     /// An identifier in double quotes, inner quotes doubled: safe for any table or column name.
     public func quote(_ identifier: String) -> String {
         var quoted = "\""

@@ -1,16 +1,19 @@
 /// The result of an insert.
 public struct Insert<Form: CRUDModel, Parent> {
-    @usableFromInline let insertedRowId: Int?
+    @usableFromInline let readLastInsertId: () throws -> Int?
 
     @inlinable
-    init(insertedRowId: Int?) {
-        self.insertedRowId = insertedRowId
+    init(lastInsertId: @escaping () throws -> Int?) {
+        readLastInsertId = lastInsertId
     }
 
-    /// The id the database gave the last row inserted, where it gives one: SQLite's rowid (the
-    /// value of an `INTEGER PRIMARY KEY` column).
+    /// The id the database gave the last row inserted on this connection, where it gives one:
+    /// SQLite's rowid (the value of an `INTEGER PRIMARY KEY` column); PostgreSQL's `lastval()`, the
+    /// last value an identity column or sequence produced in this session (`nil` when none has).
+    /// Call it right after the insert: a later insert on the connection changes it.
+    /// - Throws: `CRUDSQLExeError` when the database cannot be asked.
     public func lastInsertId() throws -> Int? {
-        insertedRowId
+        try readLastInsertId()
     }
 }
 
@@ -48,12 +51,12 @@ extension CRUDModel {
         return crudSchema.columns.indices.filter { !ignored.contains($0) }
     }
 
-    /// Binds the given columns (all, when `nil`) to positions `0 ..< count`.
+    /// Binds the given columns (all, when `nil`) to positions from `position` on.
     @inlinable
-    func crudBind<Binder: CRUDBinder>(columns: [Int]?, to binder: inout Binder) throws {
-        guard let columns else { return try crudBindRow(to: &binder, from: 0) }
-        for (position, column) in columns.enumerated() {
-            try crudBindColumn(column, to: &binder, at: position)
+    func crudBind<Binder: CRUDBinder>(columns: [Int]?, to binder: inout Binder, from position: Int = 0) throws {
+        guard let columns else { return try crudBindRow(to: &binder, from: position) }
+        for (offset, column) in columns.enumerated() {
+            try crudBindColumn(column, to: &binder, at: position + offset)
         }
     }
 }
@@ -119,14 +122,31 @@ extension InsertAble {
     @inlinable
     func insertRows(_ instances: [InsertForm], columns: [Int]?) throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
         let connection = insertionTable.connection
-        guard !instances.isEmpty else { return Insert(insertedRowId: nil) }
-        let sql = insertSQL(columns: columns, dialect: connection.dialect)
+        guard !instances.isEmpty else { return Insert(lastInsertId: { nil }) }
+        let width = columns?.count ?? InsertForm.crudSchema.columns.count
+        let perStatement = width == 0 ? 1 : max(1, min(connection.dialect.rowsPerInsert(columns: width), instances.count))
         let write = {
-            try connection.withStatement(sql) { statement in
-                var binder = statement
-                for (index, instance) in instances.enumerated() {
-                    if index > 0 { try statement.reset() }
-                    try instance.crudBind(columns: columns, to: &binder)
+            // Full chunks share one statement; a shorter last chunk gets its own.
+            let fullChunks = instances.count / perStatement
+            if fullChunks > 0 {
+                try connection.withStatement(insertSQL(columns: columns, rows: perStatement, dialect: connection.dialect)) { statement in
+                    var binder = statement
+                    for chunk in 0 ..< fullChunks {
+                        if chunk > 0 { try statement.reset() }
+                        for row in 0 ..< perStatement {
+                            try instances[chunk * perStatement + row].crudBind(columns: columns, to: &binder, from: row * width)
+                        }
+                        _ = try statement.step()
+                    }
+                }
+            }
+            let rest = instances.count - fullChunks * perStatement
+            if rest > 0 {
+                try connection.withStatement(insertSQL(columns: columns, rows: rest, dialect: connection.dialect)) { statement in
+                    var binder = statement
+                    for row in 0 ..< rest {
+                        try instances[fullChunks * perStatement + row].crudBind(columns: columns, to: &binder, from: row * width)
+                    }
                     _ = try statement.step()
                 }
             }
@@ -136,13 +156,13 @@ extension InsertAble {
         } else {
             try write()
         }
-        return Insert(insertedRowId: try connection.lastInsertId())
+        return Insert(lastInsertId: { try connection.lastInsertId() })
     }
 
     @usableFromInline
-    func insertSQL(columns: [Int]?, dialect: any CRUDDialect) -> String {
+    func insertSQL(columns: [Int]?, rows: Int, dialect: any CRUDDialect) -> String {
         let schema = InsertForm.crudSchema
-        return SQLBuilder(dialect: dialect).insert(into: schema, columns: columns ?? Array(schema.columns.indices))
+        return SQLBuilder(dialect: dialect).insert(into: schema, columns: columns ?? Array(schema.columns.indices), rows: rows)
     }
 }
 

@@ -235,11 +235,24 @@ struct SQLBuilder {
 
     // MARK: - Writes
 
-    /// `INSERT` of the given columns, bound at positions `0 ..< columns.count`.
-    func insert(into schema: CRUDTableSchema, columns: [Int]) -> String {
-        guard !columns.isEmpty else { return "INSERT INTO \(quote(schema.name)) DEFAULT VALUES" }
-        let names = columns.map { quote(schema.columns[$0].name) }.joined(separator: ", ")
-        return "INSERT INTO \(quote(schema.name)) (\(names)) VALUES (\(placeholders(columns.count).joined(separator: ", ")))"
+    /// `INSERT` of `rows` rows of the given columns, row `r` bound at positions from
+    /// `r * columns.count` on; optionally returning columns of the inserted rows.
+    func insert(into schema: CRUDTableSchema, columns: [Int], rows: Int = 1, returning: [Int] = []) -> String {
+        var sql: String
+        if columns.isEmpty {
+            sql = "INSERT INTO \(quote(schema.name)) DEFAULT VALUES"
+        } else {
+            let names = columns.map { quote(schema.columns[$0].name) }.joined(separator: ", ")
+            let tuples = (0 ..< rows).map { row in
+                "(" + (0 ..< columns.count).map { dialect.placeholder(row * columns.count + $0) }.joined(separator: ", ") + ")"
+            }
+            sql = "INSERT INTO \(quote(schema.name)) (\(names)) VALUES \(tuples.joined(separator: ", "))"
+        }
+        return sql + returningClause(schema, returning)
+    }
+
+    func returningClause(_ schema: CRUDTableSchema, _ columns: [Int]) -> String {
+        columns.isEmpty ? "" : " RETURNING " + columns.map { quote(schema.columns[$0].name) }.joined(separator: ", ")
     }
 
     /// `UPDATE` of the given columns, bound at positions `0 ..< columns.count`, then the filter's.
@@ -269,7 +282,7 @@ struct SQLBuilder {
     }
 
     func columnDefinition(_ column: CRUDColumnSchema, isPrimaryKey: Bool) -> String {
-        var definition = quote(column.name) + " " + dialect.columnType(column.type)
+        var definition = quote(column.name) + " " + (isPrimaryKey ? dialect.primaryKeyColumnType(column.type) : dialect.columnType(column.type))
         if isPrimaryKey { definition += " PRIMARY KEY" }
         if !column.isOptional { definition += " NOT NULL" }
         return definition

@@ -1,15 +1,19 @@
+import Testing
 import CRUD
+import CRUDPostgres
 import CRUDSQLite
 import Foundation
 
 /// A database the shared integration tests run against. Each test gets a fresh, empty database.
 enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case sqlite
+    case postgres
 
     var testDescription: String { rawValue }
 
-    /// Every backend; the shared tests take it as their argument list.
-    static let all = allCases
+    /// Every backend; the shared tests take it as their argument list. `CRUD_SKIP_POSTGRES=1`
+    /// leaves PostgreSQL out.
+    static let all = allCases.filter { $0 != .postgres || !PostgresTestServer.isSkipped }
 
     /// A new empty database.
     func open() throws -> any DatabaseConfigurationProtocol {
@@ -17,6 +21,8 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         switch self {
         case .sqlite:
             return try SQLiteDatabaseConfiguration(Self.temporaryFile("sqlite"))
+        case .postgres:
+            return try PostgresTestServer.shared.get().freshConfiguration()
         }
     }
 
@@ -37,4 +43,3 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     }
 }
 
-import Testing

@@ -1,0 +1,138 @@
+extension CRUDModel {
+    /// The table's name (Perfect-CRUD's spelling).
+    public static var CRUDTableName: String { crudSchema.name }
+}
+
+// Inserts and updates that return values of the written rows (`RETURNING`), for values the
+// database fills in: defaults, identities. Rows are inserted one statement each, in one
+// transaction, so results come back in the order of the input.
+extension Table {
+    private func insertReturning<T>(_ instances: [A], columns: [Int]?, returning: [Int],
+                                    _ read: (D.Configuration.Connection.Statement) throws -> T) throws -> [T] {
+        let schema = A.crudSchema
+        let sql = SQLBuilder(dialect: connection.dialect)
+            .insert(into: schema, columns: columns ?? Array(schema.columns.indices), returning: returning)
+        return try withoutActuallyEscaping(read) { read in
+            let write = {
+                try connection.withStatement(sql) { statement in
+                    var binder = statement
+                    var results: [T] = []
+                    for (index, instance) in instances.enumerated() {
+                        if index > 0 { try statement.reset() }
+                        try instance.crudBind(columns: columns, to: &binder)
+                        guard try statement.step() else { throw CRUDSQLExeError("RETURNING gave no row", sql: sql) }
+                        results.append(try read(statement))
+                    }
+                    return results
+                }
+            }
+            return instances.count > 1 ? try connection.transaction(write) : try write()
+        }
+    }
+
+    private func column<R: CRUDValue>(_ keyPath: KeyPath<A, R>) throws -> Int {
+        guard let column = A.crudColumnIndex(of: keyPath) else {
+            throw CRUDLogging.logged(CRUDSQLGenError("returning: \(keyPath) names no column of \(A.self)"))
+        }
+        return column
+    }
+
+    /// Inserts `instances` and returns the stored value of `returning` for each, in order.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
+    public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instances: [A]) throws -> [R] {
+        try insertReturning(instances, columns: nil, returning: [column(returning)]) { try R(crudRow: $0, column: 0) }
+    }
+
+    public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A) throws -> R {
+        try self.returning(returning, insert: [instance])[0]
+    }
+
+    /// Inserts only the named columns (the others take their defaults) and returns `returning`.
+    public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instances: [A],
+                                        setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> [R] {
+        try insertReturning(instances, columns: A.crudColumns([setKeys] + rest, for: "insert"), returning: [column(returning)]) {
+            try R(crudRow: $0, column: 0)
+        }
+    }
+
+    public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A,
+                                        setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> R {
+        try insertReturning([instance], columns: A.crudColumns([setKeys] + rest, for: "insert"), returning: [column(returning)]) {
+            try R(crudRow: $0, column: 0)
+        }[0]
+    }
+
+    /// Inserts every column but the named ones (they take their defaults) and returns `returning`.
+    public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instances: [A],
+                                        ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> [R] {
+        try insertReturning(instances, columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"), returning: [column(returning)]) {
+            try R(crudRow: $0, column: 0)
+        }
+    }
+
+    public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A,
+                                        ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> R {
+        try insertReturning([instance], columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"), returning: [column(returning)]) {
+            try R(crudRow: $0, column: 0)
+        }[0]
+    }
+
+    /// Inserts `instances` and returns the stored rows, database defaults filled in, in order.
+    public func returning(insert instances: [A]) throws -> [A] {
+        try insertReturning(instances, columns: nil, returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }
+    }
+
+    public func returning(insert instance: A) throws -> A {
+        try returning(insert: [instance])[0]
+    }
+
+    public func returning(insert instances: [A], setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> [A] {
+        try insertReturning(instances, columns: A.crudColumns([setKeys] + rest, for: "insert"),
+                            returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }
+    }
+
+    public func returning(insert instances: [A], ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> [A] {
+        try insertReturning(instances, columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"),
+                            returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }
+    }
+}
+
+extension UpdateAble {
+    private func updateReturning<R: CRUDValue>(_ keyPath: KeyPath<OverAllForm, R>, _ instance: OverAllForm, columns: [Int]?) throws -> [R] {
+        try plan.validate()
+        guard let returned = OverAllForm.crudColumnIndex(of: keyPath) else {
+            throw CRUDLogging.logged(CRUDSQLGenError("returning: \(keyPath) names no column of \(OverAllForm.self)"))
+        }
+        let schema = OverAllForm.crudSchema
+        let assigned = columns ?? Array(schema.columns.indices)
+        guard !assigned.isEmpty else {
+            throw CRUDLogging.logged(CRUDSQLGenError("update: every column of \(OverAllForm.self) is ignored, so there is nothing to set"))
+        }
+        var builder = SQLBuilder(dialect: connection.dialect, firstParameter: assigned.count)
+        let sql = try logging { try builder.update(schema, columns: assigned, filter: plan.filter, root: OverAllForm.self) }
+            + builder.returningClause(schema, [returned])
+        return try connection.withStatement(sql, builder.parameters, firstParameter: assigned.count) { statement in
+            var binder = statement
+            try instance.crudBind(columns: columns, to: &binder)
+            var results: [R] = []
+            while try statement.step() { results.append(try R(crudRow: statement, column: 0)) }
+            return results
+        }
+    }
+
+    /// Updates the matching rows with every column and returns `returning` of each updated row.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
+    public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm) throws -> [R] {
+        try updateReturning(returning, instance, columns: nil)
+    }
+
+    public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm,
+                                        setKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) throws -> [R] {
+        try updateReturning(returning, instance, columns: OverAllForm.crudColumns([setKeys] + rest, for: "update"))
+    }
+
+    public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm,
+                                        ignoreKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) throws -> [R] {
+        try updateReturning(returning, instance, columns: OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update"))
+    }
+}

@@ -1,0 +1,182 @@
+import CLibPQ
+import CRUD
+import Foundation
+
+/// One libpq connection with its prepared statements.
+///
+/// Every statement is prepared once per session under a name and run with `PQexecPrepared`,
+/// parameters and results in binary. When the server goes away, the failing call throws; the next
+/// call resets the connection (and re-prepares what it runs), so a restarted server is picked up.
+public final class PostgresConnection: CRUDConnection {
+    public typealias Statement = PostgresStatement
+
+    static let cacheCapacity = 256
+
+    private(set) var handle: OpaquePointer
+    public let dialect: any CRUDDialect = PostgresDialect()
+    public var transactionDepth = 0
+    private var cache: [String: PostgresStatement] = [:]
+    private var cacheOrder: [String] = []
+    private var nextStatement = 0
+    /// What the connection points at, for messages: `database "x" at host:port`.
+    public let target: String
+
+    init(parameters: [String: String], expandDatabase: Bool) throws {
+        let keywords = Array(parameters.keys)
+        let values = keywords.map { parameters[$0]! }
+        let connection = Self.withCStrings(keywords) { keywordPointers in
+            Self.withCStrings(values) { valuePointers in
+                PQconnectdbParams(keywordPointers, valuePointers, expandDatabase ? 1 : 0)
+            }
+        }
+        guard let connection else { throw CRUDSQLExeError("cannot connect to PostgreSQL: libpq could not allocate a connection") }
+        let described = expandDatabase ? "PostgreSQL at \(Self.redacted(parameters["dbname"] ?? ""))"
+            : "PostgreSQL database \"\(parameters["dbname"] ?? "(default)")\" at \(parameters["host"] ?? "(default host)"):\(parameters["port"] ?? "(default port)")"
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = String(cString: PQerrorMessage(connection)).trimmingCharacters(in: .whitespacesAndNewlines)
+            PQfinish(connection)
+            throw CRUDSQLExeError("cannot connect to \(described): \(message)", code: nil, databaseMessage: message)
+        }
+        handle = connection
+        target = "database \"\(String(cString: PQdb(connection)))\" at \(String(cString: PQhost(connection))):\(String(cString: PQport(connection)))"
+        // Notices (`DROP TABLE IF EXISTS` of a missing table, say) are not errors; keep them off stderr.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+    }
+
+    deinit {
+        PQfinish(handle)
+    }
+
+    /// A connection URL with its password hidden.
+    private static func redacted(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "***"
+        return components.string ?? url
+    }
+
+    private static func withCStrings<T>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
+        var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+        defer { pointers.forEach { free($0) } }
+        pointers.append(nil)
+        return body(pointers.map { $0.map { UnsafePointer($0) } })
+    }
+
+    // MARK: - Errors
+
+    /// The error for a failed call: SQLSTATE, the server's message, the SQL, and whether the
+    /// connection was lost.
+    func error(_ result: OpaquePointer?, sql: String?) -> CRUDSQLExeError {
+        var message = result.map { String(cString: PQresultErrorMessage($0)) } ?? ""
+        if message.isEmpty { message = String(cString: PQerrorMessage(handle)) }
+        message = message.trimmingCharacters(in: .whitespacesAndNewlines)
+        let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
+        if PQstatus(handle) == CONNECTION_BAD {
+            return CRUDSQLExeError("lost the connection to PostgreSQL \(target): \(message); the next call reconnects",
+                                   sql: sql, code: state ?? "08006", databaseMessage: message)
+        }
+        return CRUDSQLExeError("PostgreSQL error \(state ?? "") on \(target): \(message)", sql: sql, code: state, databaseMessage: message)
+    }
+
+    /// After a lost connection, connects again; prepared statements and transactions died with the
+    /// old session.
+    private func ensureConnected() throws {
+        guard PQstatus(handle) == CONNECTION_BAD else { return }
+        PQreset(handle)
+        cache.removeAll()
+        cacheOrder.removeAll()
+        transactionDepth = 0
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw CRUDSQLExeError("cannot reconnect to PostgreSQL \(target): \(message)", code: "08006", databaseMessage: message)
+        }
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
+    }
+
+    /// Runs a command whose result only tells success or failure.
+    private func checked(_ result: OpaquePointer?, sql: String) throws {
+        defer { PQclear(result) }
+        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else { throw error(result, sql: sql) }
+    }
+
+    // MARK: - CRUDConnection
+
+    public func prepare(_ sql: String) throws -> PostgresStatement {
+        try ensureConnected()
+        if let cached = cache[sql], !cached.isInUse {
+            cached.isInUse = true
+            return cached
+        }
+        nextStatement += 1
+        let name = "crud_\(nextStatement)"
+        try checked(PQprepare(handle, name, sql, 0, nil), sql: sql)
+        let description = PQdescribePrepared(handle, name)
+        defer { PQclear(description) }
+        guard let description, PQresultStatus(description) == PGRES_COMMAND_OK else { throw error(description, sql: sql) }
+        let types = (0 ..< PQnparams(description)).map { PQparamtype(description, $0) }
+        let statement = PostgresStatement(connection: self, name: name, sql: sql, parameterTypes: types)
+        statement.isInUse = true
+        if cache[sql] == nil {
+            if cache.count >= Self.cacheCapacity { evictOldest() }
+            cache[sql] = statement
+            cacheOrder.append(sql)
+            statement.isCached = true
+        }
+        return statement
+    }
+
+    private func evictOldest() {
+        guard let index = cacheOrder.firstIndex(where: { cache[$0]?.isInUse == false }) else { return }
+        let sql = cacheOrder.remove(at: index)
+        if let statement = cache.removeValue(forKey: sql) { deallocate(statement) }
+    }
+
+    private func deallocate(_ statement: PostgresStatement) {
+        PQclear(PQexec(handle, "DEALLOCATE \(statement.name)"))
+    }
+
+    public func release(_ statement: PostgresStatement) {
+        statement.clear()
+        statement.isInUse = false
+        if !statement.isCached, PQstatus(handle) == CONNECTION_OK { deallocate(statement) }
+    }
+
+    public func execute(_ sql: String) throws {
+        try ensureConnected()
+        try checked(PQexec(handle, sql), sql: sql)
+    }
+
+    /// `lastval()`: the last value an identity column or sequence produced in this session, or
+    /// `nil` when none has. Inside a transaction it runs under a savepoint, so asking cannot abort it.
+    public func lastInsertId() throws -> Int? {
+        try ensureConnected()
+        let guarded = transactionDepth > 0
+        if guarded { try execute("SAVEPOINT crud_lastval") }
+        let result = PQexec(handle, "SELECT lastval()")
+        defer { PQclear(result) }
+        if let result, PQresultStatus(result) == PGRES_TUPLES_OK, PQntuples(result) == 1 {
+            if guarded { try execute("RELEASE SAVEPOINT crud_lastval") }
+            return Int(String(cString: PQgetvalue(result, 0, 0)))
+        }
+        let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
+        if guarded { try execute("ROLLBACK TO SAVEPOINT crud_lastval; RELEASE SAVEPOINT crud_lastval") }
+        guard state == "55000" else { throw error(result, sql: "SELECT lastval()") }
+        return nil
+    }
+
+    public func columnNames(ofTable table: String) throws -> [String]? {
+        let statement = try prepare("""
+            SELECT a.attname::text FROM pg_attribute a
+            WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
+            """)
+        defer { release(statement) }
+        try statement.bindText(dialect.quote(table), at: 0)
+        var names: [String] = []
+        while try statement.step() { names.append(try statement.readText(0)) }
+        if !names.isEmpty { return names }
+        let exists = try prepare("SELECT to_regclass($1) IS NOT NULL")
+        defer { release(exists) }
+        try exists.bindText(dialect.quote(table), at: 0)
+        return try exists.step() && exists.readBool(0) ? [] : nil
+    }
+}

@@ -1,0 +1,36 @@
+import CRUD
+
+/// Connects to a PostgreSQL server:
+/// `Database(configuration: try PostgresDatabaseConfiguration(database: "app", host: "localhost"))`.
+public final class PostgresDatabaseConfiguration: DatabaseConfigurationProtocol {
+    public let connection: PostgresConnection
+
+    /// Connects with the README's parameters; those left `nil` take libpq's defaults (its `PG*`
+    /// environment variables, then its built-in values).
+    /// - Parameter connectTimeout: seconds to wait for the server before giving up.
+    /// - Throws: `CRUDSQLExeError` naming the database, host and port and saying what failed:
+    ///   refused connection, unknown host, wrong password, missing database, timeout.
+    public convenience init(database: String, host: String, port: Int? = nil, username: String? = nil,
+                            password: String? = nil, connectTimeout: Int = 10) throws {
+        var parameters = ["dbname": database, "host": host, "connect_timeout": String(connectTimeout)]
+        parameters["port"] = port.map(String.init)
+        parameters["user"] = username
+        parameters["password"] = password
+        try self.init(parameters: parameters)
+    }
+
+    /// Connects with a connection URL: `postgresql://user:password@host:port/database?options…`.
+    /// Parameters the URL leaves out take libpq's defaults.
+    /// - Throws: `CRUDSQLExeError`, as above; also for a malformed URL.
+    public convenience init(url: String, connectTimeout: Int = 10) throws {
+        try self.init(parameters: ["dbname": url, "connect_timeout": String(connectTimeout)], expandDatabase: true)
+    }
+
+    /// Connects with any libpq connection keywords (`host`, `port`, `dbname`, `user`, `password`,
+    /// `options`, `sslmode`, …); those left out take libpq's defaults.
+    public init(parameters: [String: String], expandDatabase: Bool = false) throws {
+        var parameters = parameters
+        if parameters["connect_timeout"] == nil { parameters["connect_timeout"] = "10" }
+        connection = try PostgresConnection(parameters: parameters, expandDatabase: expandDatabase)
+    }
+}

@@ -1,0 +1,347 @@
+import CLibPQ
+import CRUD
+import Foundation
+
+/// PostgreSQL type OIDs the driver reads and writes in binary.
+enum TypeOID {
+    static let bool: Oid = 16
+    static let bytea: Oid = 17
+    static let name: Oid = 19
+    static let int8: Oid = 20
+    static let int2: Oid = 21
+    static let int4: Oid = 23
+    static let text: Oid = 25
+    static let oid: Oid = 26
+    static let float4: Oid = 700
+    static let float8: Oid = 701
+    static let unknown: Oid = 705
+    static let bpchar: Oid = 1042
+    static let varchar: Oid = 1043
+    static let date: Oid = 1082
+    static let timestamp: Oid = 1114
+    static let timestamptz: Oid = 1184
+    static let uuid: Oid = 2950
+
+    static func isText(_ type: Oid) -> Bool {
+        type == text || type == varchar || type == bpchar || type == name || type == unknown
+    }
+}
+
+/// Seconds from 1970-01-01 to PostgreSQL's epoch, 2000-01-01 (UTC).
+private let postgresEpoch: TimeInterval = 946_684_800
+
+/// A prepared PostgreSQL statement. Parameters are encoded in binary for the types the server
+/// declared for them (in text where the parameter's type has no binary form here); results come
+/// back in binary and each read checks the column's type, so nothing is converted silently.
+public final class PostgresStatement: CRUDStatement {
+    private unowned let connection: PostgresConnection
+    let name: String
+    public let sql: String
+    let parameterTypes: [Oid]
+    var isInUse = false
+    var isCached = false
+
+    /// The encoded parameters, back to back; each position's slice, length and format.
+    private var parameterBytes: [UInt8] = []
+    private var parameterOffsets: [Int]
+    private var parameterLengths: [Int32]
+    private var parameterFormats: [Int32]
+    private var parameterIsSet: [Bool]
+
+    private var result: OpaquePointer?
+    private var row = -1
+    private var rowCount = 0
+
+    init(connection: PostgresConnection, name: String, sql: String, parameterTypes: [Oid]) {
+        self.connection = connection
+        self.name = name
+        self.sql = sql
+        self.parameterTypes = parameterTypes
+        parameterOffsets = Array(repeating: 0, count: parameterTypes.count)
+        parameterLengths = Array(repeating: 0, count: parameterTypes.count)
+        parameterFormats = Array(repeating: 1, count: parameterTypes.count)
+        parameterIsSet = Array(repeating: false, count: parameterTypes.count)
+    }
+
+    deinit {
+        PQclear(result)
+    }
+
+    /// Back to no parameters and no result, ready for the next user.
+    func clear() {
+        PQclear(result)
+        result = nil
+        row = -1
+        rowCount = 0
+        parameterBytes.removeAll(keepingCapacity: true)
+        for index in parameterIsSet.indices { parameterIsSet[index] = false }
+    }
+
+    // MARK: - Running
+
+    public func step() throws -> Bool {
+        if result == nil { try execute() }
+        row += 1
+        return row < rowCount
+    }
+
+    private func execute() throws {
+        let count = parameterTypes.count
+        let handle = connection.handle
+        // A set parameter needs a non-NULL pointer even when empty, so the buffer is never empty.
+        if parameterBytes.isEmpty { parameterBytes.append(0) }
+        let executed: OpaquePointer? = parameterBytes.withUnsafeBufferPointer { bytes in
+            var values = [UnsafePointer<CChar>?](repeating: nil, count: count)
+            let base = UnsafeRawPointer(bytes.baseAddress!)
+            for index in 0 ..< count where parameterIsSet[index] {
+                values[index] = (base + parameterOffsets[index]).assumingMemoryBound(to: CChar.self)
+            }
+            return PQexecPrepared(handle, name, Int32(count), values, parameterLengths, parameterFormats, 1)
+        }
+        let status = executed.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
+            let error = connection.error(executed, sql: sql)
+            PQclear(executed)
+            throw error
+        }
+        result = executed
+        rowCount = status == PGRES_TUPLES_OK ? Int(PQntuples(executed)) : 0
+        row = -1
+    }
+
+    public func reset() throws {
+        clear()
+    }
+
+    public var changedRows: Int {
+        guard let result else { return 0 }
+        return Int(String(cString: PQcmdTuples(result))) ?? 0
+    }
+
+    public var resultColumnCount: Int {
+        result.map { Int(PQnfields($0)) } ?? 0
+    }
+
+    public func resultColumnName(_ column: Int) -> String {
+        guard let result, let name = PQfname(result, Int32(column)) else { return "" }
+        return String(cString: name)
+    }
+
+    // MARK: - Binding
+
+    private func type(_ position: Int) throws -> Oid {
+        guard position < parameterTypes.count else {
+            throw CRUDSQLExeError("parameter \(position + 1) does not exist: the statement has \(parameterTypes.count)", sql: sql)
+        }
+        return parameterTypes[position]
+    }
+
+    private func set(_ position: Int, format: Int32, _ write: (inout [UInt8]) -> Void) {
+        let start = parameterBytes.count
+        write(&parameterBytes)
+        parameterOffsets[position] = start
+        parameterLengths[position] = Int32(parameterBytes.count - start)
+        parameterFormats[position] = format
+        parameterIsSet[position] = true
+    }
+
+    private func setBinary<T: FixedWidthInteger>(_ position: Int, _ value: T) {
+        set(position, format: 1) { bytes in
+            withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+        }
+    }
+
+    /// Text-format parameter: the server parses it as the parameter's type.
+    private func setText(_ position: Int, _ text: String) {
+        set(position, format: 0) { bytes in
+            bytes.append(contentsOf: text.utf8)
+            bytes.append(0)
+        }
+    }
+
+    public func bindNull(at position: Int) throws {
+        _ = try type(position)
+        parameterIsSet[position] = false
+    }
+
+    public func bindInt64(_ value: Int64, at position: Int) throws {
+        switch try type(position) {
+        case TypeOID.int2:
+            guard let narrow = Int16(exactly: value) else { throw CRUDEncoderError("\(value) is out of range for a smallint parameter (\(sql))") }
+            setBinary(position, narrow)
+        case TypeOID.int4:
+            guard let narrow = Int32(exactly: value) else { throw CRUDEncoderError("\(value) is out of range for an integer parameter (\(sql))") }
+            setBinary(position, narrow)
+        case TypeOID.int8:
+            setBinary(position, value)
+        case TypeOID.float4:
+            setBinary(position, Float(value).bitPattern)
+        case TypeOID.float8:
+            setBinary(position, Double(value).bitPattern)
+        default:
+            setText(position, String(value))
+        }
+    }
+
+    public func bindDouble(_ value: Double, at position: Int) throws {
+        switch try type(position) {
+        case TypeOID.float8: setBinary(position, value.bitPattern)
+        case TypeOID.float4: setBinary(position, Float(value).bitPattern)
+        default: setText(position, value.isNaN ? "NaN" : value.isInfinite ? (value > 0 ? "Infinity" : "-Infinity") : "\(value)")
+        }
+    }
+
+    public func bindText(_ value: String, at position: Int) throws {
+        if TypeOID.isText(try type(position)) {
+            set(position, format: 1) { $0.append(contentsOf: value.utf8) }
+        } else {
+            setText(position, value)
+        }
+    }
+
+    private func bindBytes(_ bytes: UnsafeRawBufferPointer, at position: Int) throws {
+        let declared = try type(position)
+        guard declared == TypeOID.bytea else {
+            throw CRUDEncoderError("bytes bound to parameter \(position + 1) of type \(declared), which is not bytea (\(sql))")
+        }
+        set(position, format: 1) { $0.append(contentsOf: bytes) }
+    }
+
+    public func bindBlob(_ value: [UInt8], at position: Int) throws {
+        try value.withUnsafeBytes { try bindBytes($0, at: position) }
+    }
+
+    public func bindData(_ value: Data, at position: Int) throws {
+        try value.withUnsafeBytes { try bindBytes($0, at: position) }
+    }
+
+    public func bindBool(_ value: Bool, at position: Int) throws {
+        if try type(position) == TypeOID.bool {
+            set(position, format: 1) { $0.append(value ? 1 : 0) }
+        } else {
+            setText(position, value ? "true" : "false")
+        }
+    }
+
+    public func bindDate(_ value: Date, at position: Int) throws {
+        let declared = try type(position)
+        if declared == TypeOID.timestamptz || declared == TypeOID.timestamp {
+            let microseconds = ((value.timeIntervalSince1970 - postgresEpoch) * 1_000_000).rounded()
+            setBinary(position, Int64(microseconds))
+        } else {
+            setText(position, value.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        }
+    }
+
+    public func bindUUID(_ value: UUID, at position: Int) throws {
+        if try type(position) == TypeOID.uuid {
+            set(position, format: 1) { bytes in
+                withUnsafeBytes(of: value.uuid) { bytes.append(contentsOf: $0) }
+            }
+        } else {
+            setText(position, value.uuidString)
+        }
+    }
+
+    // MARK: - Reading
+
+    private func columnType(_ column: Int) -> Oid {
+        PQftype(result, Int32(column))
+    }
+
+    private func bytes(_ column: Int) -> UnsafeRawBufferPointer {
+        let value = PQgetvalue(result, Int32(row), Int32(column))
+        return UnsafeRawBufferPointer(start: value, count: Int(PQgetlength(result, Int32(row), Int32(column))))
+    }
+
+    private func load<T: FixedWidthInteger>(_ column: Int, as: T.Type) throws -> T {
+        let value = bytes(column)
+        guard value.count == MemoryLayout<T>.size else { throw decodingError(column, "has \(value.count) bytes where \(T.self) was expected") }
+        return T(bigEndian: value.loadUnaligned(as: T.self))
+    }
+
+    private func wrongType(_ column: Int, expected: String) -> CRUDDecoderError {
+        if isNull(column) { return decodingError(column, CRUDDecoderError.nullProblem) }
+        return decodingError(column, "has PostgreSQL type \(columnType(column)) where \(expected) was expected")
+    }
+
+    public func decodingError(_ column: Int, _ problem: String) -> CRUDDecoderError {
+        CRUDDecoderError("column \"\(resultColumnName(column))\": \(problem)")
+    }
+
+    public func isNull(_ column: Int) -> Bool {
+        PQgetisnull(result, Int32(row), Int32(column)) == 1
+    }
+
+    public func readInt64(_ column: Int) throws -> Int64 {
+        if isNull(column) { throw wrongType(column, expected: "an integer") }
+        switch columnType(column) {
+        case TypeOID.int8: return try load(column, as: Int64.self)
+        case TypeOID.int4: return Int64(try load(column, as: Int32.self))
+        case TypeOID.int2: return Int64(try load(column, as: Int16.self))
+        case TypeOID.oid: return Int64(try load(column, as: UInt32.self))
+        default: throw wrongType(column, expected: "an integer")
+        }
+    }
+
+    public func readDouble(_ column: Int) throws -> Double {
+        if isNull(column) { throw wrongType(column, expected: "a number") }
+        switch columnType(column) {
+        case TypeOID.float8: return Double(bitPattern: try load(column, as: UInt64.self))
+        case TypeOID.float4: return Double(Float(bitPattern: try load(column, as: UInt32.self)))
+        case TypeOID.int8, TypeOID.int4, TypeOID.int2: return Double(try readInt64(column))
+        default: throw wrongType(column, expected: "double precision")
+        }
+    }
+
+    public func readText(_ column: Int) throws -> String {
+        guard !isNull(column), TypeOID.isText(columnType(column)) else { throw wrongType(column, expected: "text") }
+        return String(decoding: bytes(column), as: UTF8.self)
+    }
+
+    public func readBlob(_ column: Int) throws -> [UInt8] {
+        guard !isNull(column), columnType(column) == TypeOID.bytea else { throw wrongType(column, expected: "bytea") }
+        return Array(bytes(column))
+    }
+
+    public func readData(_ column: Int) throws -> Data {
+        guard !isNull(column), columnType(column) == TypeOID.bytea else { throw wrongType(column, expected: "bytea") }
+        return Data(bytes(column))
+    }
+
+    public func readBool(_ column: Int) throws -> Bool {
+        guard !isNull(column), columnType(column) == TypeOID.bool else { throw wrongType(column, expected: "boolean") }
+        return bytes(column).first != 0
+    }
+
+    public func readDate(_ column: Int) throws -> Date {
+        if isNull(column) { throw wrongType(column, expected: "timestamptz") }
+        switch columnType(column) {
+        case TypeOID.timestamptz, TypeOID.timestamp:
+            let microseconds = try load(column, as: Int64.self)
+            return Date(timeIntervalSince1970: postgresEpoch + Double(microseconds) / 1_000_000)
+        case TypeOID.date:
+            return Date(timeIntervalSince1970: postgresEpoch + Double(try load(column, as: Int32.self)) * 86_400)
+        default:
+            throw wrongType(column, expected: "timestamptz")
+        }
+    }
+
+    public func readUUID(_ column: Int) throws -> UUID {
+        if isNull(column) { throw wrongType(column, expected: "uuid") }
+        switch columnType(column) {
+        case TypeOID.uuid:
+            let value = bytes(column)
+            guard value.count == 16 else { throw decodingError(column, "has \(value.count) bytes where a 16-byte uuid was expected") }
+            var uuid = UUID().uuid
+            withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: value) }
+            return UUID(uuid: uuid)
+        case let type where TypeOID.isText(type):
+            let text = try readText(column)
+            guard let uuid = UUID(uuidString: text) else { throw decodingError(column, "\"\(text)\" is not a UUID") }
+            return uuid
+        default:
+            throw wrongType(column, expected: "uuid")
+        }
+    }
+}
