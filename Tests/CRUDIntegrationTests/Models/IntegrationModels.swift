@@ -129,3 +129,19 @@ struct Pet: CRUDModel {
 struct BusyTimeout: CRUDModel {
     let timeout: Int
 }
+
+/// The PostgreSQL part of the Perfect-CRUD README's `returning` example.
+struct ReturningItem: CRUDModel, Equatable {
+    let id: UUID
+    var def: Int?
+    init(id: UUID, def: Int? = nil) {
+        self.id = id
+        self.def = def
+    }
+}
+
+/// One column's type, as information_schema reports it.
+struct ColumnType: CRUDModel {
+    let column_name: String
+    let data_type: String
+}

@@ -1,0 +1,138 @@
+import CRUD
+import CRUDPostgres
+import Foundation
+import Testing
+
+@Suite("PostgreSQL", .enabled(if: !PostgresTestServer.isSkipped, "CRUD_SKIP_POSTGRES=1"))
+struct PostgresTests {
+    static func server() throws -> PostgresTestServer {
+        try PostgresTestServer.shared.get()
+    }
+
+    static func database() throws -> Database<PostgresDatabaseConfiguration> {
+        Database(configuration: try server().freshConfiguration())
+    }
+
+    @Test("the README's parameters, a connection URL, and libpq keywords all connect")
+    func configurationForms() throws {
+        let server = try Self.server()
+        let cluster = try #require(server.cluster, "needs the throwaway server, whose address and password the test knows")
+        let byParameters = try PostgresDatabaseConfiguration(
+            database: "postgres", host: "127.0.0.1", port: cluster.port, username: "postgres", password: PostgresTestServer.Cluster.password)
+        let byURL = try PostgresDatabaseConfiguration(
+            url: "postgresql://postgres:\(PostgresTestServer.Cluster.password)@127.0.0.1:\(cluster.port)/postgres")
+        for configuration in [byParameters, byURL] {
+            let rows = try Database(configuration: configuration).sql("SELECT current_database()::text AS text", TextValue.self)
+            #expect(rows.map(\.text) == ["postgres"])
+        }
+    }
+
+    @Test("wrong password, refused port and missing database fail fast with errors that say what failed")
+    func connectionErrors() throws {
+        let cluster = try #require(try Self.server().cluster, "needs the throwaway server, whose address and password the test knows")
+        let started = Date()
+        let wrongPassword = #expect(throws: CRUDSQLExeError.self) {
+            try PostgresDatabaseConfiguration(database: "postgres", host: "127.0.0.1", port: cluster.port, username: "postgres", password: "wrong")
+        }
+        #expect(wrongPassword?.msg.contains("password authentication failed for user \"postgres\"") == true)
+        #expect(wrongPassword?.msg.contains("PostgreSQL database \"postgres\" at 127.0.0.1:\(cluster.port)") == true)
+
+        let missing = #expect(throws: CRUDSQLExeError.self) {
+            try PostgresDatabaseConfiguration(database: "no_such_database", host: "127.0.0.1", port: cluster.port,
+                                              username: "postgres", password: PostgresTestServer.Cluster.password)
+        }
+        #expect(missing?.msg.contains("database \"no_such_database\" does not exist") == true)
+
+        let refused = #expect(throws: CRUDSQLExeError.self) {
+            try PostgresDatabaseConfiguration(database: "postgres", host: "127.0.0.1", port: 1, username: "postgres", connectTimeout: 3)
+        }
+        #expect(refused?.msg.contains("127.0.0.1") == true && refused?.msg.contains("refused") == true)
+
+        let badURL = #expect(throws: CRUDSQLExeError.self) { try PostgresDatabaseConfiguration(url: "postgresql://[not a url") }
+        #expect(badURL?.msg.hasPrefix("cannot connect to PostgreSQL at") == true)
+        #expect(Date().timeIntervalSince(started) < 15)
+    }
+
+    @Test("columns get PostgreSQL's native types")
+    func nativeTypes() throws {
+        let db = try Self.database()
+        try db.create(AllColumnTypes.self)
+        let types = try db.sql("""
+            SELECT column_name::text AS column_name, data_type::text AS data_type FROM information_schema.columns
+            WHERE table_schema = current_schema() AND table_name = 'AllColumnTypes'
+            """, ColumnType.self)
+        let byColumn = Dictionary(uniqueKeysWithValues: types.map { ($0.column_name, $0.data_type) })
+        #expect(byColumn["id"] == "bigint")
+        #expect(byColumn["int8"] == "smallint")
+        #expect(byColumn["int16"] == "smallint")
+        #expect(byColumn["int32"] == "integer")
+        #expect(byColumn["uint16"] == "integer")
+        #expect(byColumn["uint32"] == "bigint")
+        #expect(byColumn["double"] == "double precision")
+        #expect(byColumn["float"] == "real")
+        #expect(byColumn["bool"] == "boolean")
+        #expect(byColumn["string"] == "text")
+        #expect(byColumn["bytes"] == "bytea")
+        #expect(byColumn["data"] == "bytea")
+        #expect(byColumn["date"] == "timestamp with time zone")
+        #expect(byColumn["uuid"] == "uuid")
+        #expect(byColumn["url"] == "text")
+    }
+
+    @Test("errors carry SQLSTATE, the server's message and the SQL")
+    func errorDetails() throws {
+        let db = try Self.database()
+        try db.create(Course.self)
+        try db.table(Course.self).insert(Course(id: 1, title: "a"))
+        let error = #expect(throws: CRUDSQLExeError.self) { try db.table(Course.self).insert(Course(id: 1, title: "b")) }
+        #expect(error?.code == "23505")
+        #expect(error?.databaseMessage?.contains("duplicate key value violates unique constraint") == true)
+        #expect(error?.sql == #"INSERT INTO "Course" ("id", "title") VALUES ($1, $2)"#)
+    }
+
+    @Test("lastInsertId is lastval(): nil before any identity value, the last one after, and harmless in a transaction")
+    func lastInsertId() throws {
+        let db = try Self.database()
+        try db.create(Course.self)
+        #expect(try db.table(Course.self).insert(Course(id: 5, title: "explicit")).lastInsertId() == nil)
+        try db.create(Bicycle.self)
+        try db.transaction {
+            #expect(try db.table(Course.self).insert(Course(id: 6, title: "still none")).lastInsertId() == nil)
+            #expect(try db.table(Bicycle.self).insert(Bicycle(id: nil, name: "a", color: "b"), ignoreKeys: \.id).lastInsertId() == 1)
+            try db.table(Course.self).insert(Course(id: 7, title: "the transaction goes on"))
+        }
+        #expect(try db.table(Course.self).count() == 3)
+    }
+
+    @Test("a batch insert sends up to 1,000 rows per statement")
+    func batchInsert() throws {
+        let db = try Self.database()
+        try db.create(Course.self)
+        try db.table(Course.self).insert((1 ... 2_500).map { Course(id: $0, title: "c\($0)") })
+        #expect(try db.table(Course.self).count() == 2_500)
+        #expect(try db.table(Course.self).order(descending: \.id).first()?.title == "c2500")
+        #expect(PostgresDialect().rowsPerInsert(columns: 2) == 1_000)
+        #expect(PostgresDialect().rowsPerInsert(columns: 300) == 218)
+    }
+
+    @Test("a restarted server: the next call fails clearly, the one after works again", .timeLimit(.minutes(3)))
+    func reconnect() throws {
+        _ = try Self.server()
+        // A cluster of its own, so restarting it disturbs no other test.
+        let cluster = try PostgresTestServer.Cluster.start()
+        defer {
+            try? cluster.control("stop")
+            try? FileManager.default.removeItem(at: cluster.directory)
+        }
+        let db = Database(configuration: try PostgresDatabaseConfiguration(
+            database: "postgres", host: "127.0.0.1", port: cluster.port, username: "postgres", password: PostgresTestServer.Cluster.password))
+        try db.create(Course.self)
+        try db.table(Course.self).insert(Course(id: 1, title: "before"))
+        try cluster.control("restart")
+        let error = #expect(throws: CRUDSQLExeError.self) { try db.table(Course.self).count() }
+        #expect(error?.msg.contains("lost the connection to PostgreSQL") == true)
+        #expect(try db.table(Course.self).count() == 1)
+        try db.table(Course.self).insert(Course(id: 2, title: "after"))
+        #expect(try db.table(Course.self).order(by: \.id).select().map(\.title) == ["before", "after"])
+    }
+}
