@@ -1,25 +1,51 @@
 import CRUD
+import CRUDPostgres
 import CRUDSQLite
 import Foundation
 
-// A walk through CRUD on SQLite: create, insert, join, where, update, delete.
+// A walk through CRUD: create, insert, join, where, update, delete. On SQLite in a temporary folder
+// by default; on PostgreSQL with `--postgres URL` (its tables are dropped and made anew).
 CRUDLogging.queryLogDestinations = []
 
 func section(_ title: String) {
     print("\n== \(title)")
 }
 
-do {
-    let directory = FileManager.default.temporaryDirectory.appending(path: "crud-demo-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let path = directory.appending(path: "demo.sqlite").path
-    let db = Database(configuration: try SQLiteDatabaseConfiguration(path))
-    print("SQLite database at \(path)")
+let usage = "USAGE: crud-demo [--postgres postgresql://user:password@host:port/database]"
+
+func main() -> Int32 {
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    do {
+        switch arguments.count {
+        case 0:
+            let directory = FileManager.default.temporaryDirectory.appending(path: "crud-demo-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let path = directory.appending(path: "demo.sqlite").path
+            print("SQLite database at \(path)")
+            try walkThrough(Database(configuration: try SQLiteDatabaseConfiguration(path)))
+        case 2 where arguments[0] == "--postgres":
+            let configuration = try PostgresDatabaseConfiguration(url: arguments[1])
+            print("PostgreSQL \(configuration.connection.target)")
+            try walkThrough(Database(configuration: configuration))
+        default:
+            print(usage)
+            return arguments == ["--help"] || arguments == ["-h"] ? 0 : 2
+        }
+        CRUDLogging.flush()
+        return 0
+    } catch {
+        CRUDLogging.flush()
+        print("demo failed: \(error)")
+        return 1
+    }
+}
+
+func walkThrough<C: DatabaseConfigurationProtocol>(_ db: Database<C>) throws {
 
     section("create")
-    try db.create(Person.self, policy: .reconcileTable)
-    try db.create(Bicycle.self)
+    try db.create(Person.self, policy: .dropTable)
+    try db.create(Bicycle.self, policy: .dropTable)
     try db.table(PhoneNumber.self).index(\.personId)
     print("tables Person, PhoneNumber (created with Person, which joins it) and Bicycle; an index on PhoneNumber.personId")
 
@@ -78,11 +104,9 @@ do {
     print("numbers left after deleting planet 15's: \(try db.table(PhoneNumber.self).count())")
 
     section("raw SQL")
-    let counted = try db.sql("SELECT * FROM \"Person\" WHERE \"lastName\" = ? ORDER BY \"firstName\"", bindings: ["Lars"], Person.self)
+    let parameter = db.configuration.connection.dialect.placeholder(0)
+    let counted = try db.sql("SELECT * FROM \"Person\" WHERE \"lastName\" = \(parameter) ORDER BY \"firstName\"", bindings: ["Lars"], Person.self)
     print("Person rows with lastName Lars: \(counted.map(\.firstName))")
-    CRUDLogging.flush()
-} catch {
-    CRUDLogging.flush()
-    print("demo failed: \(error)")
-    exit(1)
 }
+
+exit(main())

@@ -3,22 +3,53 @@ import Testing
 
 @Suite("crud-demo")
 struct DemoTests {
-    @Test("the demo runs on SQLite and prints its walk-through")
-    func demo() throws {
+    static func runDemo(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         let demo = [directory, directory.deletingLastPathComponent()].map { $0.appending(path: "crud-demo") }
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }
         let executable = try #require(demo, "crud-demo is not built next to the tests; `swift build` builds it")
         let process = Process()
         process.executableURL = executable
+        process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(output)")
+        return (process.terminationStatus, output)
+    }
+
+    static func expectWalkThrough(_ output: String) {
         #expect(output.contains("Beru Lars: 555-555-1212 (planet 12)\nOwen Lars: 555-555-1212 (planet 12)"))
         #expect(output.contains("Beru: 165.0 cm, Luke: 172.0 cm, Owen: 178.0 cm"))
         #expect(output.contains("numbers left after deleting planet 15's: 2"))
+        #expect(output.contains("Person rows with lastName Lars: [\"Beru\", \"Owen\"]"))
+    }
+
+    @Test("the demo runs on PostgreSQL given a connection URL", .enabled(if: !PostgresTestServer.isSkipped, "CRUD_SKIP_POSTGRES=1"))
+    func postgresDemo() throws {
+        let server = try PostgresTestServer.shared.get()
+        let database = "crud_demo_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        try server.createDatabase(database)
+        let url = server.cluster.map { "postgresql://postgres:\(PostgresTestServer.Cluster.password)@127.0.0.1:\($0.port)/\(database)" }
+            ?? "postgresql:///\(database)"
+        let (status, output) = try Self.runDemo(["--postgres", url])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("PostgreSQL database \"\(database)\""))
+        Self.expectWalkThrough(output)
+    }
+
+    @Test("the demo runs on SQLite and prints its walk-through")
+    func demo() throws {
+        let (status, output) = try Self.runDemo([])
+        #expect(status == 0, "\(output)")
+        Self.expectWalkThrough(output)
+    }
+
+    @Test("bad arguments print the usage")
+    func usage() throws {
+        let (status, output) = try Self.runDemo(["--postgres"])
+        #expect(status == 2)
+        #expect(output.contains("USAGE: crud-demo [--postgres"))
     }
 }

@@ -33,6 +33,14 @@ final class PostgresTestServer: @unchecked Sendable {
         }
     }
 
+    /// Creates a database on the server.
+    func createDatabase(_ name: String) throws {
+        try lock.withLock {
+            if admin == nil { admin = try PostgresDatabaseConfiguration(parameters: self.parameters) }
+            try admin!.connection.execute("CREATE DATABASE \"\(name)\"")
+        }
+    }
+
     /// A connection whose `search_path` is a new, empty schema of its own.
     func freshConfiguration() throws -> PostgresDatabaseConfiguration {
         let schema = "crud_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
