@@ -16,12 +16,17 @@ let package = Package(
         // Each implementation in its own module, so the two SQLite module maps (CRUD's and GRDB's)
         // never meet in one Swift module.
         .target(name: "BenchRaw", dependencies: ["BenchCore", .product(name: "GRDBSQLite", package: "GRDB.swift")]),
+        .systemLibrary(name: "CLibPQBench", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .target(name: "BenchPostgresRaw", dependencies: ["BenchCore", "CLibPQBench"]),
         .target(
             name: "BenchCRUD",
-            dependencies: ["BenchCore", .product(name: "CRUD", package: "CRUD"), .product(name: "CRUDSQLite", package: "CRUD")],
+            dependencies: [
+                "BenchCore", .product(name: "CRUD", package: "CRUD"), .product(name: "CRUDSQLite", package: "CRUD"),
+                .product(name: "CRUDPostgres", package: "CRUD"),
+            ],
             plugins: [.plugin(name: "CRUDPlugin", package: "CRUD")]
         ),
         .target(name: "BenchGRDB", dependencies: ["BenchCore", .product(name: "GRDB", package: "GRDB.swift")]),
-        .executableTarget(name: "crud-bench", dependencies: ["BenchCore", "BenchRaw", "BenchCRUD", "BenchGRDB"]),
+        .executableTarget(name: "crud-bench", dependencies: ["BenchCore", "BenchRaw", "BenchPostgresRaw", "BenchCRUD", "BenchGRDB"]),
     ]
 )

@@ -31,7 +31,7 @@ struct DemoTests {
         let server = try PostgresTestServer.shared.get()
         let database = "crud_demo_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         try server.createDatabase(database)
-        let url = server.cluster.map { "postgresql://postgres:\(PostgresTestServer.Cluster.password)@127.0.0.1:\($0.port)/\(database)" }
+        let url = server.cluster.map { "postgresql://postgres:\(PostgresCluster.password)@127.0.0.1:\($0.port)/\(database)" }
             ?? "postgresql:///\(database)"
         let (status, output) = try Self.runDemo(["--postgres", url])
         #expect(status == 0, "\(output)")

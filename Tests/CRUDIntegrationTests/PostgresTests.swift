@@ -18,9 +18,9 @@ struct PostgresTests {
         let server = try Self.server()
         let cluster = try #require(server.cluster, "needs the throwaway server, whose address and password the test knows")
         let byParameters = try PostgresDatabaseConfiguration(
-            database: "postgres", host: "127.0.0.1", port: cluster.port, username: "postgres", password: PostgresTestServer.Cluster.password)
+            database: "postgres", host: "127.0.0.1", port: cluster.port, username: "postgres", password: PostgresCluster.password)
         let byURL = try PostgresDatabaseConfiguration(
-            url: "postgresql://postgres:\(PostgresTestServer.Cluster.password)@127.0.0.1:\(cluster.port)/postgres")
+            url: "postgresql://postgres:\(PostgresCluster.password)@127.0.0.1:\(cluster.port)/postgres")
         for configuration in [byParameters, byURL] {
             let rows = try Database(configuration: configuration).sql("SELECT current_database()::text AS text", TextValue.self)
             #expect(rows.map(\.text) == ["postgres"])
@@ -39,7 +39,7 @@ struct PostgresTests {
 
         let missing = #expect(throws: CRUDSQLExeError.self) {
             try PostgresDatabaseConfiguration(database: "no_such_database", host: "127.0.0.1", port: cluster.port,
-                                              username: "postgres", password: PostgresTestServer.Cluster.password)
+                                              username: "postgres", password: PostgresCluster.password)
         }
         #expect(missing?.msg.contains("database \"no_such_database\" does not exist") == true)
 
@@ -119,13 +119,13 @@ struct PostgresTests {
     func reconnect() throws {
         _ = try Self.server()
         // A cluster of its own, so restarting it disturbs no other test.
-        let cluster = try PostgresTestServer.Cluster.start()
+        let cluster = try PostgresCluster.start()
         defer {
             try? cluster.control("stop")
             try? FileManager.default.removeItem(at: cluster.directory)
         }
         let db = Database(configuration: try PostgresDatabaseConfiguration(
-            database: "postgres", host: "127.0.0.1", port: cluster.port, username: "postgres", password: PostgresTestServer.Cluster.password))
+            database: "postgres", host: "127.0.0.1", port: cluster.port, username: "postgres", password: PostgresCluster.password))
         try db.create(Course.self)
         try db.table(Course.self).insert(Course(id: 1, title: "before"))
         try cluster.control("restart")

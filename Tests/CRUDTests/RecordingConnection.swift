@@ -24,6 +24,8 @@ struct TestDialect: CRUDDialect {
     var beginTransaction: String { "BEGIN" }
 
     func zeroValue(_ type: CRUDColumnType) -> String { "ZERO" }
+
+    func rowsPerInsert(columns: Int) -> Int { 2 }
 }
 
 /// A connection that records every statement and its bindings instead of running them. Queries

@@ -73,11 +73,18 @@ struct SQLBuildingTests {
         ])
     }
 
-    @Test("a batch insert is one transaction with one statement")
+    @Test("a batch insert is one transaction; rows go in chunks of the dialect's size, each row bound after the last")
     func batchInsert() throws {
-        try db.table(StudentClasses.self).insert([StudentClasses(studentId: 1, classId: 2), StudentClasses(studentId: 1, classId: 3)])
-        #expect(recorded.statements == ["BEGIN", #"INSERT INTO "StudentClasses" ("studentId", "classId") VALUES ($1, $2)"#, "COMMIT"])
-        #expect(recorded.executions[1].bindings == [.integer(1), .integer(3)], "rows reuse the statement; the last row's values are bound")
+        try db.table(StudentClasses.self).insert((1 ... 5).map { StudentClasses(studentId: $0, classId: $0 * 10) })
+        #expect(recorded.statements == [
+            "BEGIN",
+            #"INSERT INTO "StudentClasses" ("studentId", "classId") VALUES ($1, $2), ($3, $4)"#,
+            #"INSERT INTO "StudentClasses" ("studentId", "classId") VALUES ($1, $2)"#,
+            "COMMIT",
+        ])
+        #expect(recorded.executions[1].bindings == [.integer(3), .integer(30), .integer(4), .integer(40)],
+                "full chunks reuse one statement; the last full chunk's values are bound")
+        #expect(recorded.executions[2].bindings == [.integer(5), .integer(50)])
     }
 
     @Test("create writes types from the dialect, NOT NULL for non-optionals, and the primary key")

@@ -1,18 +1,47 @@
 import BenchCore
 import CRUD
+import CRUDPostgres
 import CRUDSQLite
 import Foundation
 
-/// CRUD through its public API, on the generated code of the models above.
+/// CRUD on SQLite.
 public final class CRUDImplementation: BenchImplementation {
-    private let db: Database<SQLiteDatabaseConfiguration>
+    private let workloads: CRUDWorkloads<SQLiteDatabaseConfiguration>
 
     public init(path: String) throws {
-        CRUDLogging.queryLogDestinations = []
-        db = Database(configuration: try SQLiteDatabaseConfiguration(path))
+        workloads = CRUDWorkloads(Database(configuration: try SQLiteDatabaseConfiguration(path)))
     }
 
-    public func insert(_ items: [ItemData]) throws {
+    public func insert(_ items: [ItemData]) throws { try workloads.insert(items) }
+    public func fetchAll() throws -> Checksum { try workloads.fetchAll() }
+    public func lookup(_ ids: [Int64]) throws -> Checksum { try workloads.lookup(ids) }
+    public func filtered(_ thresholds: [Double]) throws -> Checksum { try workloads.filtered(thresholds) }
+    public func parentsWithChildren() throws -> Checksum { try workloads.parentsWithChildren() }
+}
+
+/// CRUD on PostgreSQL; `path` is a connection URL.
+public final class CRUDPostgresImplementation: BenchServerImplementation {
+    private let workloads: CRUDWorkloads<PostgresDatabaseConfiguration>
+
+    public init(path: String) throws {
+        workloads = CRUDWorkloads(Database(configuration: try PostgresDatabaseConfiguration(url: path)))
+    }
+
+    public func insert(_ items: [ItemData]) throws { try workloads.insert(items) }
+    public func fetchAll() throws -> Checksum { try workloads.fetchAll() }
+    public func lookup(_ ids: [Int64]) throws -> Checksum { try workloads.lookup(ids) }
+}
+
+/// CRUD through its public API, on the generated code of the models, for any backend.
+struct CRUDWorkloads<Configuration: DatabaseConfigurationProtocol> {
+    let db: Database<Configuration>
+
+    init(_ db: Database<Configuration>) {
+        CRUDLogging.queryLogDestinations = []
+        self.db = db
+    }
+
+    func insert(_ items: [ItemData]) throws {
         try db.table(BenchItem.self).insert(items.map {
             BenchItem(id: $0.id, name: $0.name, score: $0.score, flag: $0.flag, createdAt: $0.createdAt, note: $0.note)
         })
@@ -22,13 +51,13 @@ public final class CRUDImplementation: BenchImplementation {
         checksum.add(id: item.id, name: item.name, score: item.score, flag: item.flag, createdAt: item.createdAt, note: item.note)
     }
 
-    public func fetchAll() throws -> Checksum {
+    func fetchAll() throws -> Checksum {
         var checksum = Checksum()
         try db.table(BenchItem.self).select().forEach { Self.add($0, to: &checksum) }
         return checksum
     }
 
-    public func lookup(_ ids: [Int64]) throws -> Checksum {
+    func lookup(_ ids: [Int64]) throws -> Checksum {
         var checksum = Checksum()
         let items = db.table(BenchItem.self)
         for id in ids {
@@ -37,7 +66,7 @@ public final class CRUDImplementation: BenchImplementation {
         return checksum
     }
 
-    public func filtered(_ thresholds: [Double]) throws -> Checksum {
+    func filtered(_ thresholds: [Double]) throws -> Checksum {
         var checksum = Checksum()
         let ordered = db.table(BenchItem.self).order(by: \.score).limit(Dataset.filteredLimit)
         for threshold in thresholds {
@@ -46,7 +75,7 @@ public final class CRUDImplementation: BenchImplementation {
         return checksum
     }
 
-    public func parentsWithChildren() throws -> Checksum {
+    func parentsWithChildren() throws -> Checksum {
         var checksum = Checksum()
         try db.table(BenchParent.self).join(\.children, on: \.id, equals: \.parentId).select().forEach { parent in
             checksum.add(parentId: parent.id, parentName: parent.name,

@@ -23,10 +23,10 @@ public enum Schema {
     ]
 }
 
-/// One implementation of every workload. Each is opened on a database file (outside the timing)
-/// and returns a checksum of what it stored or read.
-public protocol BenchImplementation {
-    /// Opens a connection to an existing database file.
+/// The workloads every backend runs. An implementation is opened on a database (a file path, or a
+/// connection URL) outside the timing, and returns a checksum of what it read.
+public protocol BenchServerImplementation {
+    /// Opens a connection to an existing database.
     init(path: String) throws
     /// Inserts the rows in one transaction.
     func insert(_ items: [ItemData]) throws
@@ -34,6 +34,10 @@ public protocol BenchImplementation {
     func fetchAll() throws -> Checksum
     /// Reads each item by primary key.
     func lookup(_ ids: [Int64]) throws -> Checksum
+}
+
+/// Every workload: the SQLite set.
+public protocol BenchImplementation: BenchServerImplementation {
     /// Runs `WHERE score >= ? ORDER BY score LIMIT 100` for each threshold.
     func filtered(_ thresholds: [Double]) throws -> Checksum
     /// Reads every parent with its children.

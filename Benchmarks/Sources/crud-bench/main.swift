@@ -1,6 +1,7 @@
 import BenchCore
 import BenchCRUD
 import BenchGRDB
+import BenchPostgresRaw
 import BenchRaw
 import Foundation
 
@@ -13,13 +14,16 @@ struct Options {
     var only: Set<String>?
     /// Implementations to run besides raw sqlite3, which every run includes as the reference.
     var implementations: Set<String>?
+    var backends: Set<String> = ["sqlite", "postgres"]
 
     static let workloads = ["insert", "fetch", "lookup", "filtered", "join", "generator"]
     static let usage = """
-        USAGE: crud-bench [--n rows] [--rounds count] [--only workload,...] [--implementations name,...]
+        USAGE: crud-bench [--n rows] [--rounds count] [--only workload,...] [--implementations name,...] [--backends name,...]
 
         Workloads: \(workloads.joined(separator: ", ")). Defaults: --n 100000 --rounds 5, all workloads.
-        Implementations: crud, grdb-record, grdb-codable (raw sqlite3 always runs, as the reference).
+        Implementations (SQLite): crud, grdb-record, grdb-codable (raw sqlite3 always runs, as the reference).
+        Backends: sqlite, postgres (default both). PostgreSQL runs insert, fetch and lookup against raw
+        libpq on a throwaway server (initdb + pg_ctl; as root, run as the postgres user).
         Build in release: swift run -c release --package-path Benchmarks crud-bench
 
         """
@@ -42,6 +46,9 @@ struct Options {
                 let names = Set(try value(argument).split(separator: ",").map(String.init))
                 if let unknown = names.subtracting(Self.workloads).first { throw BenchError("unknown workload \(unknown)") }
                 only = names
+            case "--backends":
+                backends = Set(try value(argument).split(separator: ",").map(String.init))
+                if let unknown = backends.subtracting(["sqlite", "postgres"]).first { throw BenchError("unknown backend \(unknown)") }
             case "--implementations":
                 implementations = Set(try value(argument).split(separator: ",").map(String.init))
             case "-h", "--help":
@@ -146,6 +153,10 @@ func run(_ options: Options, implementations: Implementations) throws {
         }
     }
 
+    if options.backends.contains("postgres") {
+        try runPostgres(options, selected: selected, dataset: dataset)
+    }
+    guard options.backends.contains("sqlite") else { return }
     var rows: [(String, [Double])] = []
     for workload in selected {
         switch workload {
@@ -195,17 +206,64 @@ func run(_ options: Options, implementations: Implementations) throws {
             break
         }
     }
-    report(rows, names: names)
+    report("SQLite", rows, names: names)
 }
 
-func report(_ rows: [(String, [Double])], names: [String]) {
+/// Insert, fetch and lookups on PostgreSQL: raw libpq (binary and text results) and CRUD.
+func runPostgres(_ options: Options, selected: [String], dataset: Dataset) throws {
+    let workloads = selected.filter { ["insert", "fetch", "lookup"].contains($0) }
+    guard !workloads.isEmpty else { return }
+    let implementations: [(name: String, type: any BenchServerImplementation.Type)] = [
+        ("raw libpq", RawPostgresImplementation.self),
+        ("raw libpq, text results", RawPostgresTextImplementation.self),
+        ("CRUD", CRUDPostgresImplementation.self),
+    ]
+    let names = implementations.map(\.name)
+    let clock = ContinuousClock()
+    let cluster = try PostgresCluster.start()
+    let server = "postgresql://postgres:\(PostgresCluster.password)@127.0.0.1:\(cluster.port)/postgres"
+    print("PostgreSQL: throwaway server on port \(cluster.port)")
+    let readURL = try PostgresBenchDatabase.create(server: server, schema: "bench_read")
+    if workloads.contains(where: { $0 != "insert" }) {
+        try RawPostgresImplementation(path: readURL).insert(dataset.items)
+    }
+    func reading(_ body: @escaping (any BenchServerImplementation) throws -> Checksum) -> (Int) throws -> (Duration, Checksum) {
+        { index in
+            let implementation = try implementations[index].type.init(path: readURL)
+            var checksum = Checksum()
+            let time = try clock.measure { checksum = try body(implementation) }
+            return (time, checksum)
+        }
+    }
+    var rows: [(String, [Double])] = []
+    for workload in workloads {
+        switch workload {
+        case "insert":
+            rows.append(("insert \(dataset.items.count) rows, one transaction", try measure("postgres insert", rounds: options.rounds, implementations: names) { index in
+                let url = try PostgresBenchDatabase.create(server: server, schema: "bench_insert")
+                let implementation = try implementations[index].type.init(path: url)
+                let time = try clock.measure { try implementation.insert(dataset.items) }
+                return (time, try PostgresBenchDatabase.fingerprint(url))
+            }))
+        case "fetch":
+            rows.append(("fetch \(dataset.items.count) rows", try measure("postgres fetch", rounds: options.rounds, implementations: names, reading { try $0.fetchAll() })))
+        case "lookup":
+            rows.append(("\(dataset.lookupIds.count) primary-key lookups", try measure("postgres lookup", rounds: options.rounds, implementations: names, reading { try $0.lookup(dataset.lookupIds) })))
+        default:
+            break
+        }
+    }
+    report("PostgreSQL", rows, names: names)
+}
+
+func report(_ backend: String, _ rows: [(String, [Double])], names: [String]) {
     func cell(_ value: Double, raw: Double, isRaw: Bool) -> String {
         guard !value.isNaN else { return "—" }
         let time = String(format: "%.1f ms", value)
         guard !isRaw, !raw.isNaN else { return time }
         return time + String(format: " (%.2f×)", value / raw)
     }
-    let header = ["workload"] + names
+    let header = ["\(backend) workload"] + names
     var table = [header]
     for (title, times) in rows {
         table.append([title] + times.indices.map { cell(times[$0], raw: times[0], isRaw: $0 == 0) })
@@ -216,7 +274,7 @@ func report(_ rows: [(String, [Double])], names: [String]) {
         print(line.indices.map { line[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  "))
         if index == 0 { print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
     }
-    print("\n(×: time relative to raw sqlite3; lower is faster)")
+    print("\n(×: time relative to \(names[0]); lower is faster)")
 }
 
 do {
