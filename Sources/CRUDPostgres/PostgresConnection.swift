@@ -15,8 +15,7 @@ public final class PostgresConnection: CRUDConnection {
     private(set) var handle: OpaquePointer
     public let dialect: any CRUDDialect = PostgresDialect()
     public var transactionDepth = 0
-    private var cache: [String: PostgresStatement] = [:]
-    private var cacheOrder: [String] = []
+    private var cache = CRUDStatementCache<PostgresStatement>(capacity: cacheCapacity)
     private var nextStatement = 0
     /// What the connection points at, for messages: `database "x" at host:port`.
     public let target: String
@@ -82,8 +81,7 @@ public final class PostgresConnection: CRUDConnection {
     private func ensureConnected() throws {
         guard PQstatus(handle) == CONNECTION_BAD else { return }
         PQreset(handle)
-        cache.removeAll()
-        cacheOrder.removeAll()
+        _ = cache.removeAll()
         transactionDepth = 0
         guard PQstatus(handle) == CONNECTION_OK else {
             let message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -103,10 +101,7 @@ public final class PostgresConnection: CRUDConnection {
 
     public func prepare(_ sql: String) throws -> PostgresStatement {
         try ensureConnected()
-        if let cached = cache[sql], !cached.isInUse {
-            cached.isInUse = true
-            return cached
-        }
+        if let cached = cache.checkOut(sql) { return cached }
         nextStatement += 1
         let name = "crud_\(nextStatement)"
         try checked(PQprepare(handle, name, sql, 0, nil), sql: sql)
@@ -115,20 +110,8 @@ public final class PostgresConnection: CRUDConnection {
         guard let description, PQresultStatus(description) == PGRES_COMMAND_OK else { throw error(description, sql: sql) }
         let types = (0 ..< PQnparams(description)).map { PQparamtype(description, $0) }
         let statement = PostgresStatement(connection: self, name: name, sql: sql, parameterTypes: types)
-        statement.isInUse = true
-        if cache[sql] == nil {
-            if cache.count >= Self.cacheCapacity { evictOldest() }
-            cache[sql] = statement
-            cacheOrder.append(sql)
-            statement.isCached = true
-        }
+        if let evicted = cache.add(statement, for: sql).evicted { deallocate(evicted) }
         return statement
-    }
-
-    private func evictOldest() {
-        guard let index = cacheOrder.firstIndex(where: { cache[$0]?.isInUse == false }) else { return }
-        let sql = cacheOrder.remove(at: index)
-        if let statement = cache.removeValue(forKey: sql) { deallocate(statement) }
     }
 
     private func deallocate(_ statement: PostgresStatement) {
@@ -137,8 +120,7 @@ public final class PostgresConnection: CRUDConnection {
 
     public func release(_ statement: PostgresStatement) {
         statement.clear()
-        statement.isInUse = false
-        if !statement.isCached, PQstatus(handle) == CONNECTION_OK { deallocate(statement) }
+        if !cache.checkIn(statement, for: statement.sql), PQstatus(handle) == CONNECTION_OK { deallocate(statement) }
     }
 
     public func execute(_ sql: String) throws {

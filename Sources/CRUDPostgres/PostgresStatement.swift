@@ -38,8 +38,6 @@ public final class PostgresStatement: CRUDStatement {
     let name: String
     public let sql: String
     let parameterTypes: [Oid]
-    var isInUse = false
-    var isCached = false
 
     /// The encoded parameters, back to back; each position's slice, length and format.
     private var parameterBytes: [UInt8] = []

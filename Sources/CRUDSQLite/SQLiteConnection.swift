@@ -14,8 +14,7 @@ public final class SQLiteConnection: CRUDConnection {
     public let path: String
     public let dialect: any CRUDDialect = SQLiteDialect()
     public var transactionDepth = 0
-    private var cache: [String: SQLiteStatement] = [:]
-    private var cacheOrder: [String] = []
+    private var cache = CRUDStatementCache<SQLiteStatement>(capacity: cacheCapacity)
 
     init(path: String, busyTimeout: Duration) throws {
         self.path = path
@@ -47,7 +46,7 @@ public final class SQLiteConnection: CRUDConnection {
     }
 
     deinit {
-        for statement in cache.values { statement.finalize() }
+        for statement in cache.removeAll() { statement.finalize() }
         sqlite3_close_v2(handle)
     }
 
@@ -59,10 +58,7 @@ public final class SQLiteConnection: CRUDConnection {
     }
 
     public func prepare(_ sql: String) throws -> SQLiteStatement {
-        if let cached = cache[sql], !cached.isInUse {
-            cached.isInUse = true
-            return cached
-        }
+        if let cached = cache.checkOut(sql) { return cached }
         var prepared: OpaquePointer?
         let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil)
         guard status == SQLITE_OK, let prepared else {
@@ -70,26 +66,13 @@ public final class SQLiteConnection: CRUDConnection {
             throw error(status, sql: sql)
         }
         let statement = SQLiteStatement(handle: prepared, connection: self, sql: sql)
-        statement.isInUse = true
-        if cache[sql] == nil {
-            if cache.count >= Self.cacheCapacity { evictOldest() }
-            cache[sql] = statement
-            cacheOrder.append(sql)
-            statement.isCached = true
-        }
+        cache.add(statement, for: sql).evicted?.finalize()
         return statement
-    }
-
-    private func evictOldest() {
-        guard let index = cacheOrder.firstIndex(where: { cache[$0]?.isInUse == false }) else { return }
-        let sql = cacheOrder.remove(at: index)
-        if let statement = cache.removeValue(forKey: sql) { statement.finalize() }
     }
 
     public func release(_ statement: SQLiteStatement) {
         statement.clear()
-        statement.isInUse = false
-        if !statement.isCached { statement.finalize() }
+        if !cache.checkIn(statement, for: statement.sql) { statement.finalize() }
     }
 
     public func execute(_ sql: String) throws {

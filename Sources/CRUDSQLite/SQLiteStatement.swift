@@ -10,8 +10,6 @@ public final class SQLiteStatement: CRUDStatement {
     private var handle: OpaquePointer?
     private unowned let connection: SQLiteConnection
     public let sql: String
-    var isInUse = false
-    var isCached = false
 
     init(handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
         self.handle = handle

@@ -103,19 +103,11 @@ extension Table {
 
 extension UpdateAble {
     private func updateReturning<R: CRUDValue>(_ keyPath: KeyPath<OverAllForm, R>, _ instance: OverAllForm, columns: [Int]?) throws -> [R] {
-        try plan.validate()
         guard let returned = OverAllForm.crudColumnIndex(of: keyPath) else {
             throw CRUDLogging.logged(CRUDSQLGenError("returning: \(keyPath) names no column of \(OverAllForm.self)"))
         }
-        let schema = OverAllForm.crudSchema
-        let assigned = columns ?? Array(schema.columns.indices)
-        guard !assigned.isEmpty else {
-            throw CRUDLogging.logged(CRUDSQLGenError("update: every column of \(OverAllForm.self) is ignored, so there is nothing to set"))
-        }
-        var builder = SQLBuilder(dialect: connection.dialect, firstParameter: assigned.count)
-        let sql = try logging { try builder.update(schema, columns: assigned, filter: plan.filter, root: OverAllForm.self) }
-            + builder.returningClause(schema, [returned])
-        return try connection.withStatement(sql, builder.parameters, firstParameter: assigned.count) { statement in
+        let update = try updateStatement(columns: columns, returning: [returned])
+        return try connection.withStatement(update.sql, update.parameters, firstParameter: update.assigned) { statement in
             var binder = statement
             try instance.crudBind(columns: columns, to: &binder)
             var results: [R] = []

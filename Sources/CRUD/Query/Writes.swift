@@ -189,6 +189,20 @@ extension UpdateAble {
     }
 
     private func updateRows(_ instance: OverAllForm, columns: [Int]?) throws -> Update<OverAllForm, Self> {
+        let update = try updateStatement(columns: columns)
+        let changed = try connection.withStatement(update.sql, update.parameters, firstParameter: update.assigned) { statement in
+            var binder = statement
+            try instance.crudBind(columns: columns, to: &binder)
+            _ = try statement.step()
+            return statement.changedRows
+        }
+        return Update(changedRows: changed)
+    }
+
+    /// The UPDATE of the given columns (every column when `nil`), optionally returning columns; the
+    /// model's values bind at positions `0 ..< assigned`, then the filter's `parameters`.
+    /// - Throws: `CRUDSQLGenError` for a mistake in the chain or nothing left to set.
+    func updateStatement(columns: [Int]?, returning: [Int] = []) throws -> (sql: String, parameters: [CRUDDatabaseValue], assigned: Int) {
         try plan.validate()
         let schema = OverAllForm.crudSchema
         let assigned = columns ?? Array(schema.columns.indices)
@@ -197,13 +211,8 @@ extension UpdateAble {
         }
         var builder = SQLBuilder(dialect: connection.dialect, firstParameter: assigned.count)
         let sql = try logging { try builder.update(schema, columns: assigned, filter: plan.filter, root: OverAllForm.self) }
-        let changed = try connection.withStatement(sql, builder.parameters, firstParameter: assigned.count) { statement in
-            var binder = statement
-            try instance.crudBind(columns: columns, to: &binder)
-            _ = try statement.step()
-            return statement.changedRows
-        }
-        return Update(changedRows: changed)
+            + builder.returningClause(schema, returning)
+        return (sql, builder.parameters, assigned.count)
     }
 }
 
