@@ -9,14 +9,21 @@ struct StatementCacheTests {
     func checkOut() {
         var cache = CRUDStatementCache<Prepared>(capacity: 2)
         let first = Prepared()
-        #expect(cache.checkOut("a") == nil)
-        #expect(cache.add(first, for: "a").kept)
-        #expect(cache.checkOut("a") == nil, "in use")
+        let before = cache.checkOut("a")
+        #expect(before == nil)
+        let kept = cache.add(first, for: "a").kept
+        #expect(kept)
+        let whileInUse = cache.checkOut("a")
+        #expect(whileInUse == nil, "in use")
         let second = Prepared()
-        #expect(!cache.add(second, for: "a").kept)
-        #expect(!cache.checkIn(second, for: "a"), "the driver finalizes the uncached one")
-        #expect(cache.checkIn(first, for: "a"))
-        #expect(cache.checkOut("a") === first)
+        let secondKept = cache.add(second, for: "a").kept
+        #expect(!secondKept)
+        let secondCheckedIn = cache.checkIn(second, for: "a")
+        #expect(!secondCheckedIn, "the driver finalizes the uncached one")
+        let firstCheckedIn = cache.checkIn(first, for: "a")
+        #expect(firstCheckedIn)
+        let again = cache.checkOut("a")
+        #expect(again === first)
     }
 
     @Test("when full, the oldest idle statement is evicted; statements in use never are")
@@ -30,6 +37,7 @@ struct StatementCacheTests {
         #expect(added.kept && added.evicted === b, "a is in use, so b goes")
         let full = cache.add(d, for: "d")
         #expect(!full.kept && full.evicted == nil, "everything is in use: d is not kept")
-        #expect(Set(cache.removeAll().map(ObjectIdentifier.init)) == [ObjectIdentifier(a), ObjectIdentifier(c)])
+        let held = Set(cache.removeAll().map(ObjectIdentifier.init))
+        #expect(held == [ObjectIdentifier(a), ObjectIdentifier(c)])
     }
 }
