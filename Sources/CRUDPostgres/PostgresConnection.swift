@@ -120,7 +120,7 @@ public final class PostgresConnection: CRUDConnection {
 
     public func release(_ statement: PostgresStatement) {
         statement.clear()
-        if !cache.checkIn(statement, for: statement.sql), PQstatus(handle) == CONNECTION_OK { deallocate(statement) }
+        if !cache.checkIn(statement), PQstatus(handle) == CONNECTION_OK { deallocate(statement) }
     }
 
     public func execute(_ sql: String) throws {

@@ -72,7 +72,7 @@ public final class SQLiteConnection: CRUDConnection {
 
     public func release(_ statement: SQLiteStatement) {
         statement.clear()
-        if !cache.checkIn(statement, for: statement.sql) { statement.finalize() }
+        if !cache.checkIn(statement) { statement.finalize() }
     }
 
     public func execute(_ sql: String) throws {

@@ -10,7 +10,9 @@
 /// generated reader and the driver's statement type are both concrete.
 public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
     @usableFromInline let connection: Connection
-    @usableFromInline var statement: Connection.Statement?
+    // A `let`, so reading a row needs no retain of the statement; `isFinished` says it went back.
+    @usableFromInline let statement: Connection.Statement
+    @usableFromInline var isFinished = false
     @usableFromInline let joins: [Int: JoinedChildren]
 
     init(connection: Connection, plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?) throws {
@@ -23,8 +25,7 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
         self.joins = joins
         let (sql, parameters) = try logging { try SelectCache.shared.select(plan, limit: limit, dialect: connection.dialect) }
         CRUDLogging.logQuery(sql)
-        let statement = try logging { try connection.prepare(sql) }
-        self.statement = statement
+        statement = try logging { try connection.prepare(sql) }
         var binder = statement
         for (position, value) in parameters.enumerated() {
             try logging { try value.bind(to: &binder, at: position) }
@@ -40,7 +41,7 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
     ///   the model. The cursor is finished afterwards.
     @inlinable
     public func next() throws -> Model? {
-        guard let statement else { return nil }
+        if isFinished { return nil }
         do {
             guard try statement.step() else {
                 finish()
@@ -66,9 +67,9 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
 
     @usableFromInline
     func finish() {
-        if let statement {
+        if !isFinished {
+            isFinished = true
             connection.release(statement)
-            self.statement = nil
         }
     }
 
