@@ -167,6 +167,8 @@ func run(_ options: Options, implementations: Implementations) throws {
                 let path = directory.appending(path: "insert-\(file).sqlite").path
                 try BenchDatabase.create(at: path, indexes: false)
                 let implementation = try implementations[index].type.init(path: path)
+                // The previous implementation's file is still being written back; let no one pay for it.
+                sync()
                 let time = try clock.measure { try implementation.insert(dataset.items) }
                 return (time, try BenchDatabase.fingerprint(of: path))
             }
@@ -242,6 +244,7 @@ func runPostgres(_ options: Options, selected: [String], dataset: Dataset) throw
             rows.append(("insert \(dataset.items.count) rows, one transaction", try measure("postgres insert", rounds: options.rounds, implementations: names) { index in
                 let url = try PostgresBenchDatabase.create(server: server, schema: "bench_insert")
                 let implementation = try implementations[index].type.init(path: url)
+                sync()
                 let time = try clock.measure { try implementation.insert(dataset.items) }
                 return (time, try PostgresBenchDatabase.fingerprint(url))
             }))
