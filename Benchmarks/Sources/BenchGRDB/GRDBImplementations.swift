@@ -11,9 +11,28 @@ func openQueue(_ path: String) throws -> DatabaseQueue {
     return try DatabaseQueue(path: path, configuration: configuration)
 }
 
+/// An items record, hand-written or Codable.
+protocol BenchItemRecord: FetchableRecord, PersistableRecord {
+    init(_ item: ItemData)
+    var id: Int64 { get }
+    var name: String { get }
+    var score: Double { get }
+    var flag: Bool { get }
+    var createdAt: Date { get }
+    var note: String? { get }
+}
+
+/// A parent record with its prefetched children, hand-written or Codable.
+protocol BenchParentRecord: FetchableRecord, TableRecord {
+    static var childrenRequest: QueryInterfaceRequest<Self> { get }
+    var id: Int64 { get }
+    var name: String { get }
+    var childValues: [(id: Int64, parentId: Int64, name: String, value: Double)] { get }
+}
+
 // MARK: - Hand-written records
 
-struct ItemRecord: FetchableRecord, PersistableRecord {
+struct ItemRecord: BenchItemRecord {
     static let databaseTableName = "items"
     var id: Int64
     var name: String
@@ -60,9 +79,11 @@ struct ChildRecord: FetchableRecord, TableRecord {
     }
 }
 
-struct ParentRecord: FetchableRecord, TableRecord {
+struct ParentRecord: BenchParentRecord {
     static let databaseTableName = "parents"
     static let children = hasMany(ChildRecord.self, using: ForeignKey(["parentId"]))
+    static var childrenRequest: QueryInterfaceRequest<Self> { including(all: children) }
+    var childValues: [(id: Int64, parentId: Int64, name: String, value: Double)] { children.map { ($0.id, $0.parentId, $0.name, $0.value) } }
     var id: Int64
     var name: String
     var children: [ChildRecord]
@@ -74,69 +95,9 @@ struct ParentRecord: FetchableRecord, TableRecord {
     }
 }
 
-private func add(_ item: ItemRecord, to checksum: inout Checksum) {
-    checksum.add(id: item.id, name: item.name, score: item.score, flag: item.flag, createdAt: item.createdAt, note: item.note)
-}
-
-/// GRDB with hand-written records (`init(row:)`, `encode(to:)`).
-public final class GRDBRecordImplementation: BenchImplementation {
-    private let queue: DatabaseQueue
-
-    public init(path: String) throws {
-        queue = try openQueue(path)
-    }
-
-    public func insert(_ items: [ItemData]) throws {
-        try queue.write { db in
-            for item in items { try ItemRecord(item).insert(db) }
-        }
-    }
-
-    public func fetchAll() throws -> Checksum {
-        try queue.read { db in
-            var checksum = Checksum()
-            let cursor = try ItemRecord.fetchCursor(db)
-            while let item = try cursor.next() { add(item, to: &checksum) }
-            return checksum
-        }
-    }
-
-    public func lookup(_ ids: [Int64]) throws -> Checksum {
-        try queue.read { db in
-            var checksum = Checksum()
-            for id in ids {
-                if let item = try ItemRecord.fetchOne(db, key: id) { add(item, to: &checksum) }
-            }
-            return checksum
-        }
-    }
-
-    public func filtered(_ thresholds: [Double]) throws -> Checksum {
-        try queue.read { db in
-            var checksum = Checksum()
-            for threshold in thresholds {
-                let request = ItemRecord.filter(Column("score") >= threshold).order(Column("score")).limit(Dataset.filteredLimit)
-                let cursor = try request.fetchCursor(db)
-                while let item = try cursor.next() { add(item, to: &checksum) }
-            }
-            return checksum
-        }
-    }
-
-    public func parentsWithChildren() throws -> Checksum {
-        try queue.read { db in
-            var checksum = Checksum()
-            for parent in try ParentRecord.including(all: ParentRecord.children).fetchAll(db) {
-                checksum.add(parentId: parent.id, parentName: parent.name, children: parent.children.map { ($0.id, $0.parentId, $0.name, $0.value) })
-            }
-            return checksum
-        }
-    }
-}
-
 // MARK: - Codable records
 
-struct CodableItem: Codable, FetchableRecord, PersistableRecord {
+struct CodableItem: Codable, BenchItemRecord {
     static let databaseTableName = "items"
     var id: Int64
     var name: String
@@ -144,6 +105,10 @@ struct CodableItem: Codable, FetchableRecord, PersistableRecord {
     var flag: Bool
     var createdAt: Date
     var note: String?
+
+    init(_ item: ItemData) {
+        (id, name, score, flag, createdAt, note) = (item.id, item.name, item.score, item.flag, item.createdAt, item.note)
+    }
 
     static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .timeIntervalSince1970 }
     static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .timeIntervalSince1970 }
@@ -157,16 +122,85 @@ struct CodableChild: Codable, FetchableRecord, TableRecord {
     var value: Double
 }
 
-struct CodableParent: Codable, FetchableRecord, TableRecord {
+struct CodableParent: Codable, BenchParentRecord {
     static let databaseTableName = "parents"
     static let children = hasMany(CodableChild.self, using: ForeignKey(["parentId"]))
+    static var childrenRequest: QueryInterfaceRequest<Self> { including(all: children) }
+    var childValues: [(id: Int64, parentId: Int64, name: String, value: Double)] { children.map { ($0.id, $0.parentId, $0.name, $0.value) } }
     var id: Int64
     var name: String
     var children: [CodableChild]
 }
 
-private func add(_ item: CodableItem, to checksum: inout Checksum) {
+// MARK: - Workloads
+
+// Each workload once, generic over the records; the classes below call them with concrete types in
+// this module, so GRDB's code is specialized as it would be in an application.
+
+private func add<Item: BenchItemRecord>(_ item: Item, to checksum: inout Checksum) {
     checksum.add(id: item.id, name: item.name, score: item.score, flag: item.flag, createdAt: item.createdAt, note: item.note)
+}
+
+private func insert<Item: BenchItemRecord>(_ items: [ItemData], as: Item.Type, into queue: DatabaseQueue) throws {
+    try queue.write { db in
+        for item in items { try Item(item).insert(db) }
+    }
+}
+
+private func fetchAll<Item: BenchItemRecord>(_ type: Item.Type, from queue: DatabaseQueue) throws -> Checksum {
+    try queue.read { db in
+        var checksum = Checksum()
+        let cursor = try Item.fetchCursor(db)
+        while let item = try cursor.next() { add(item, to: &checksum) }
+        return checksum
+    }
+}
+
+private func lookup<Item: BenchItemRecord>(_ ids: [Int64], _ type: Item.Type, in queue: DatabaseQueue) throws -> Checksum {
+    try queue.read { db in
+        var checksum = Checksum()
+        for id in ids {
+            if let item = try Item.fetchOne(db, key: id) { add(item, to: &checksum) }
+        }
+        return checksum
+    }
+}
+
+private func filtered<Item: BenchItemRecord>(_ thresholds: [Double], _ type: Item.Type, in queue: DatabaseQueue) throws -> Checksum {
+    try queue.read { db in
+        var checksum = Checksum()
+        for threshold in thresholds {
+            let request = Item.filter(Column("score") >= threshold).order(Column("score")).limit(Dataset.filteredLimit)
+            let cursor = try request.fetchCursor(db)
+            while let item = try cursor.next() { add(item, to: &checksum) }
+        }
+        return checksum
+    }
+}
+
+private func parentsWithChildren<Parent: BenchParentRecord>(_ type: Parent.Type, in queue: DatabaseQueue) throws -> Checksum {
+    try queue.read { db in
+        var checksum = Checksum()
+        for parent in try Parent.childrenRequest.fetchAll(db) {
+            checksum.add(parentId: parent.id, parentName: parent.name, children: parent.childValues)
+        }
+        return checksum
+    }
+}
+
+/// GRDB with hand-written records (`init(row:)`, `encode(to:)`).
+public final class GRDBRecordImplementation: BenchImplementation {
+    private let queue: DatabaseQueue
+
+    public init(path: String) throws {
+        queue = try openQueue(path)
+    }
+
+    public func insert(_ items: [ItemData]) throws { try BenchGRDB.insert(items, as: ItemRecord.self, into: queue) }
+    public func fetchAll() throws -> Checksum { try BenchGRDB.fetchAll(ItemRecord.self, from: queue) }
+    public func lookup(_ ids: [Int64]) throws -> Checksum { try BenchGRDB.lookup(ids, ItemRecord.self, in: queue) }
+    public func filtered(_ thresholds: [Double]) throws -> Checksum { try BenchGRDB.filtered(thresholds, ItemRecord.self, in: queue) }
+    public func parentsWithChildren() throws -> Checksum { try BenchGRDB.parentsWithChildren(ParentRecord.self, in: queue) }
 }
 
 /// GRDB with `Codable` records: the convenience most GRDB users write.
@@ -177,52 +211,9 @@ public final class GRDBCodableImplementation: BenchImplementation {
         queue = try openQueue(path)
     }
 
-    public func insert(_ items: [ItemData]) throws {
-        try queue.write { db in
-            for item in items {
-                try CodableItem(id: item.id, name: item.name, score: item.score, flag: item.flag, createdAt: item.createdAt, note: item.note).insert(db)
-            }
-        }
-    }
-
-    public func fetchAll() throws -> Checksum {
-        try queue.read { db in
-            var checksum = Checksum()
-            let cursor = try CodableItem.fetchCursor(db)
-            while let item = try cursor.next() { add(item, to: &checksum) }
-            return checksum
-        }
-    }
-
-    public func lookup(_ ids: [Int64]) throws -> Checksum {
-        try queue.read { db in
-            var checksum = Checksum()
-            for id in ids {
-                if let item = try CodableItem.fetchOne(db, key: id) { add(item, to: &checksum) }
-            }
-            return checksum
-        }
-    }
-
-    public func filtered(_ thresholds: [Double]) throws -> Checksum {
-        try queue.read { db in
-            var checksum = Checksum()
-            for threshold in thresholds {
-                let request = CodableItem.filter(Column("score") >= threshold).order(Column("score")).limit(Dataset.filteredLimit)
-                let cursor = try request.fetchCursor(db)
-                while let item = try cursor.next() { add(item, to: &checksum) }
-            }
-            return checksum
-        }
-    }
-
-    public func parentsWithChildren() throws -> Checksum {
-        try queue.read { db in
-            var checksum = Checksum()
-            for parent in try CodableParent.including(all: CodableParent.children).fetchAll(db) {
-                checksum.add(parentId: parent.id, parentName: parent.name, children: parent.children.map { ($0.id, $0.parentId, $0.name, $0.value) })
-            }
-            return checksum
-        }
-    }
+    public func insert(_ items: [ItemData]) throws { try BenchGRDB.insert(items, as: CodableItem.self, into: queue) }
+    public func fetchAll() throws -> Checksum { try BenchGRDB.fetchAll(CodableItem.self, from: queue) }
+    public func lookup(_ ids: [Int64]) throws -> Checksum { try BenchGRDB.lookup(ids, CodableItem.self, in: queue) }
+    public func filtered(_ thresholds: [Double]) throws -> Checksum { try BenchGRDB.filtered(thresholds, CodableItem.self, in: queue) }
+    public func parentsWithChildren() throws -> Checksum { try BenchGRDB.parentsWithChildren(CodableParent.self, in: queue) }
 }
