@@ -32,9 +32,14 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         CRUDLogging.errorLogDestinations = []
     }()
 
+    /// The test databases' folder, removed when the test process exits.
     static let directory: URL = {
         let directory = FileManager.default.temporaryDirectory.appending(path: "crud-integration-\(ProcessInfo.processInfo.processIdentifier)")
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        atexit {
+            let directory = FileManager.default.temporaryDirectory.appending(path: "crud-integration-\(ProcessInfo.processInfo.processIdentifier)")
+            try? FileManager.default.removeItem(at: directory)
+        }
         return directory
     }()
 
