@@ -50,10 +50,4 @@ extension CRUDDialect {
         quoted.append("\"")
         return quoted
     }
-
-    /// A string constant in single quotes, inner quotes doubled. Used only for constants the engine
-    /// itself writes (reconcile defaults), never for values: those are always bound.
-    public func stringConstant(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
-    }
 }

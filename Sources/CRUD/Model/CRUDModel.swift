@@ -38,10 +38,4 @@ extension CRUDModel {
         guard let typed = keyPath as? PartialKeyPath<Self> else { return nil }
         return crudColumnIndex(of: typed)
     }
-
-    /// The position of the relation a type-erased key path names, or `nil`.
-    public static func crudRelationIndex(ofAny keyPath: AnyKeyPath) -> Int? {
-        guard let typed = keyPath as? PartialKeyPath<Self> else { return nil }
-        return crudRelationIndex(of: typed)
-    }
 }

@@ -16,11 +16,6 @@ public struct CRUDTableSchema: Sendable {
         self.primaryKey = primaryKey
         self.relations = relations
     }
-
-    /// The position of the column with this database name, or `nil`.
-    public func columnIndex(named name: String) -> Int? {
-        columns.firstIndex { $0.name == name }
-    }
 }
 
 /// One column of a table.
