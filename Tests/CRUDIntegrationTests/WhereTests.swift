@@ -77,6 +77,64 @@ struct WhereTests {
         #expect(try ids(\Pupil.nickname! %=% "\\") == [])
     }
 
+    @Test("LIKE on optional String columns: the README's TestTable2 as written", arguments: Backend.all)
+    func likeOnOptionals(_ backend: Backend) throws { try likeOnOptionals(backend.open()) }
+
+    func likeOnOptionals<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let db = Database(configuration: configuration)
+        try db.create(TestTable2.self)
+        let names: [String?] = ["me", "home", "meme", nil, "50%_me\\", "you"]
+        try db.table(TestTable2.self).insert(names.enumerated().map {
+            TestTable2(id: UUID(), parentId: $0.offset, date: Date(), name: $0.element, int: nil, doub: nil, blob: nil)
+        })
+        let table = db.table(TestTable2.self)
+        let readmeQuery = table.where(\TestTable2.name %=% "me")
+        #expect(try readmeQuery.count() == 4)
+        func parents(_ expression: CRUDBooleanExpression) throws -> [Int] {
+            try table.order(by: \.parentId).where(expression).select().map(\.parentId)
+        }
+        #expect(try parents(\TestTable2.name %=% "me") == [0, 1, 2, 4])
+        #expect(try parents(\TestTable2.name =% "me") == [0, 2])
+        #expect(try parents(\TestTable2.name %= "me") == [0, 1, 2])
+        #expect(try parents(\TestTable2.name %!=% "me") == [5], "NULL matches no LIKE form, the negated ones included")
+        #expect(try parents(\TestTable2.name !=% "me") == [1, 4, 5])
+        #expect(try parents(\TestTable2.name %!= "me") == [4, 5])
+        #expect(try parents(\TestTable2.name %!=% "me" || \TestTable2.name == nil) == [3, 5])
+        #expect(try parents(\TestTable2.name %=% "%_") == [4], "% and _ in the value match themselves")
+        #expect(try parents(\TestTable2.name %=% "0%") == [4])
+        #expect(try parents(\TestTable2.name =% "50__") == [])
+        #expect(try parents(\TestTable2.name %=% "_") == [4])
+        #expect(try parents(\TestTable2.name %= "\\") == [4], "a backslash in the value is a backslash")
+        #expect(try parents(\TestTable2.name %=% "\\m") == [])
+        #expect(try parents(\TestTable2.name! %=% "om") == [1], "a force-unwrapped key path names the same column")
+    }
+
+    @Test("optional columns with IN lists, optional values and every comparison", arguments: Backend.all)
+    func optionalOperands(_ backend: Backend) throws { try optionalOperands(backend.open()) }
+
+    func optionalOperands<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let table = try Self.pupils(configuration).table(Pupil.self)
+        func ids(_ expression: CRUDBooleanExpression) throws -> [Int] {
+            try table.order(by: \.id).where(expression).select().map(\.id)
+        }
+        let names: [String] = ["Annie", "Nobody"]
+        #expect(try ids(\Pupil.nickname ~ names) == [1], "a [String] list works on a String? column")
+        #expect(try ids(\Pupil.nickname !~ names) == [3, 4], "NULL is not in a list without nil, nor outside it")
+        let some: String? = "Annie"
+        let none: String? = nil
+        #expect(try ids(\Pupil.nickname == some) == [1])
+        #expect(try ids(\Pupil.nickname != some) == [3, 4])
+        #expect(try ids(\Pupil.nickname == none) == [2], "an optional value holding nil is IS NULL")
+        #expect(try ids(\Pupil.nickname != none) == [1, 3, 4])
+        let bound: String? = "A"
+        #expect(try ids(\Pupil.nickname >= bound) == [1])
+        #expect(try ids(\Pupil.nickname < bound) == [3, 4])
+        #expect(try ids(\Pupil.nickname > "A") == [1], "a plain value works against an optional column")
+        #expect(try ids(\Pupil.nickname <= "A") == [3, 4])
+        #expect(throws: CRUDSQLGenError.self) { try table.where(\Pupil.nickname >= none).count() }
+        #expect(try table.where(\Pupil.nickname == none).count() == 1)
+    }
+
     @Test("every supported value type on the right-hand side", arguments: Backend.all)
     func valueTypes(_ backend: Backend) throws { try valueTypes(backend.open()) }
 

@@ -76,33 +76,47 @@ public func !~ <Model: CRUDModel, Value: CRUDValue>(lhs: KeyPath<Model, Value>, 
     containment(lhs, rhs, negated: true)
 }
 
-/// Text columns only: contains the text (`%` and `_` in it match literally).
-public func %=% <Model: CRUDModel>(lhs: KeyPath<Model, String>, rhs: String) -> CRUDBooleanExpression {
-    CRUDBooleanExpression(.like(ColumnReference(lhs), .contains, rhs, negated: false))
+/// The column types the LIKE operators (`%=%`, `=%`, `%=`, `%!=%`, `!=%`, `%!=`) take: `String`
+/// and `String?`. A NULL column matches none of them, the negated forms included, as `!=` does not
+/// match NULL either: add `|| \.name == nil` to include such rows.
+public protocol CRUDLikeComparable: CRUDValue {}
+
+extension String: CRUDLikeComparable {}
+extension Optional: CRUDLikeComparable where Wrapped == String {}
+
+private func like<Model: CRUDModel, Text: CRUDLikeComparable>(
+    _ keyPath: KeyPath<Model, Text>, _ pattern: LikePattern, _ text: String, negated: Bool
+) -> CRUDBooleanExpression {
+    CRUDBooleanExpression(.like(ColumnReference(keyPath), pattern, text, negated: negated))
+}
+
+/// Contains the text (`%`, `_` and `\` in it match literally; case-sensitive on every backend).
+public func %=% <Model: CRUDModel, Text: CRUDLikeComparable>(lhs: KeyPath<Model, Text>, rhs: String) -> CRUDBooleanExpression {
+    like(lhs, .contains, rhs, negated: false)
 }
 
 /// Begins with the text.
-public func =% <Model: CRUDModel>(lhs: KeyPath<Model, String>, rhs: String) -> CRUDBooleanExpression {
-    CRUDBooleanExpression(.like(ColumnReference(lhs), .beginsWith, rhs, negated: false))
+public func =% <Model: CRUDModel, Text: CRUDLikeComparable>(lhs: KeyPath<Model, Text>, rhs: String) -> CRUDBooleanExpression {
+    like(lhs, .beginsWith, rhs, negated: false)
 }
 
 /// Ends with the text. `%=` is the standard library's remainder-assignment operator, so it binds
 /// more loosely than `&&`: parenthesize it inside larger expressions, `(\.name %= "son") && …`.
-public func %= <Model: CRUDModel>(lhs: KeyPath<Model, String>, rhs: String) -> CRUDBooleanExpression {
-    CRUDBooleanExpression(.like(ColumnReference(lhs), .endsWith, rhs, negated: false))
+public func %= <Model: CRUDModel, Text: CRUDLikeComparable>(lhs: KeyPath<Model, Text>, rhs: String) -> CRUDBooleanExpression {
+    like(lhs, .endsWith, rhs, negated: false)
 }
 
-/// Does not contain the text.
-public func %!=% <Model: CRUDModel>(lhs: KeyPath<Model, String>, rhs: String) -> CRUDBooleanExpression {
-    CRUDBooleanExpression(.like(ColumnReference(lhs), .contains, rhs, negated: true))
+/// Does not contain the text (a NULL column matches neither this nor `%=%`).
+public func %!=% <Model: CRUDModel, Text: CRUDLikeComparable>(lhs: KeyPath<Model, Text>, rhs: String) -> CRUDBooleanExpression {
+    like(lhs, .contains, rhs, negated: true)
 }
 
-/// Does not begin with the text.
-public func !=% <Model: CRUDModel>(lhs: KeyPath<Model, String>, rhs: String) -> CRUDBooleanExpression {
-    CRUDBooleanExpression(.like(ColumnReference(lhs), .beginsWith, rhs, negated: true))
+/// Does not begin with the text (a NULL column matches neither this nor `=%`).
+public func !=% <Model: CRUDModel, Text: CRUDLikeComparable>(lhs: KeyPath<Model, Text>, rhs: String) -> CRUDBooleanExpression {
+    like(lhs, .beginsWith, rhs, negated: true)
 }
 
-/// Does not end with the text.
-public func %!= <Model: CRUDModel>(lhs: KeyPath<Model, String>, rhs: String) -> CRUDBooleanExpression {
-    CRUDBooleanExpression(.like(ColumnReference(lhs), .endsWith, rhs, negated: true))
+/// Does not end with the text (a NULL column matches neither this nor `%=`).
+public func %!= <Model: CRUDModel, Text: CRUDLikeComparable>(lhs: KeyPath<Model, Text>, rhs: String) -> CRUDBooleanExpression {
+    like(lhs, .endsWith, rhs, negated: true)
 }

@@ -1,7 +1,8 @@
 /// A typed reference to one column of `Model`'s table, holding values of type `Value`.
 ///
-/// Generated code declares one per column (`Person.Columns.firstName`); the type parameters make
-/// comparisons type-checked: an `Int` column cannot be compared with a `String`.
+/// Generated code declares one per column (`Person.Columns.firstName`), giving the column's position,
+/// name and schema with its model and value type. Conditions and ordering name columns by key path
+/// (`\Person.firstName == "Owen"`), which the generated code maps to these columns.
 public struct CRUDColumn<Model: CRUDModel, Value: CRUDValue>: Sendable, Hashable {
     /// The column's position in the table (and in `Model.crudSchema.columns`).
     public let index: Int
