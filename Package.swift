@@ -46,6 +46,13 @@ let package = Package(
             plugins: ["CRUDPlugin"]
         ),
 
+        // A child process for the integration tests: exit-time logging, kill -9 durability.
+        .executableTarget(
+            name: "crud-test-probe",
+            dependencies: ["CRUD", "CRUDSQLite"],
+            path: "Tests/Probes/crud-test-probe",
+            plugins: ["CRUDPlugin"]
+        ),
         .testTarget(
             name: "CRUDGeneratorTests",
             dependencies: ["CRUDGenerator"],

@@ -4,19 +4,7 @@ import Testing
 @Suite("crud-demo")
 struct DemoTests {
     static func runDemo(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let demo = [directory, directory.deletingLastPathComponent()].map { $0.appending(path: "crud-demo") }
-            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
-        let executable = try #require(demo, "crud-demo is not built next to the tests; `swift build` builds it")
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        try BuiltProgram("crud-demo").run(arguments)
     }
 
     static func expectWalkThrough(_ output: String) {

@@ -33,10 +33,18 @@ public enum CRUDLogDestination: Sendable {
 /// CRUD's log: errors as they are thrown, and every SQL statement as it is executed.
 ///
 /// Logging is asynchronous: events are written on a background queue in the order they were logged.
-/// Call `flush()` to wait until everything logged so far has been written. Changing destinations is
-/// thread-safe.
+/// Call `flush()` to wait until everything logged so far has been written; a normal process exit
+/// (returning from `main`, or `exit`) does the same first, so no logged event is lost. Changing
+/// destinations is thread-safe.
 public enum CRUDLogging {
     private static let state = LogState()
+
+    /// Registers the exit-time flush once, with the first event (a static `let` is initialized
+    /// exactly once, thread-safely). `atexit` handlers run on a normal exit before standard output
+    /// is flushed and closed, while the queue's thread still runs.
+    private static let flushAtExit: Void = {
+        atexit { CRUDLogging.flush() }
+    }()
 
     /// Where `.query` events go. By default, the console.
     public static var queryLogDestinations: [CRUDLogDestination] {
@@ -55,12 +63,16 @@ public enum CRUDLogging {
         let destinations = type == .query ? queryLogDestinations : errorLogDestinations
         guard destinations.contains(where: { if case .none = $0 { false } else { true } }) else { return }
         let event = CRUDLogEvent(time: Date(), type: type, msg: msg)
+        _ = flushAtExit
         state.queue.async { write(event, to: destinations) }
     }
 
-    /// Waits until every event logged before this call has been written.
+    /// Waits until every event logged before this call has been written, and standard output with
+    /// them.
     public static func flush() {
-        state.queue.sync {}
+        // A destination that exits the process runs on the queue, where waiting for it would never end.
+        guard DispatchQueue.getSpecific(key: state.queueKey) == nil else { return }
+        state.queue.sync { _ = fflush(nil) }
     }
 
     /// Whether queries are logged anywhere, so the query text need not be built otherwise.
@@ -111,9 +123,14 @@ private final class LogState: @unchecked Sendable {
     }
 
     let queue = DispatchQueue(label: "CRUDLogging")
+    let queueKey = DispatchSpecificKey<Void>()
     private let lock = NSLock()
     private var destinations = Destinations()
     private var files: [String: FileHandle] = [:]
+
+    init() {
+        queue.setSpecific(key: queueKey, value: ())
+    }
 
     func withLock<T>(_ body: (inout Destinations) -> T) -> T {
         lock.lock()

@@ -1,0 +1,28 @@
+import Foundation
+import Testing
+
+/// An executable of this package, built next to the test bundle (`swift build` and `swift test`
+/// build every product).
+struct BuiltProgram {
+    let url: URL
+
+    init(_ name: String) throws {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let found = [directory, directory.deletingLastPathComponent()].map { $0.appending(path: name) }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+        url = try #require(found, "\(name) is not built next to the tests; `swift build` builds it")
+    }
+
+    /// Runs the program to its end and returns its status and standard output.
+    func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+}
