@@ -120,10 +120,7 @@ struct PostgresTests {
         _ = try Self.server()
         // A cluster of its own, so restarting it disturbs no other test.
         let cluster = try PostgresCluster.start()
-        defer {
-            try? cluster.control("stop")
-            try? FileManager.default.removeItem(at: cluster.directory)
-        }
+        defer { cluster.stop() }
         let db = Database(configuration: try PostgresDatabaseConfiguration(
             database: "postgres", host: "127.0.0.1", port: cluster.port, username: "postgres", password: PostgresCluster.password))
         try db.create(Course.self)

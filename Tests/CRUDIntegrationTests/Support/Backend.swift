@@ -32,14 +32,11 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         CRUDLogging.errorLogDestinations = []
     }()
 
-    /// The test databases' folder, removed when the test process exits.
+    /// The test databases' folder, removed when the test process ends.
     static let directory: URL = {
-        let directory = FileManager.default.temporaryDirectory.appending(path: "crud-integration-\(ProcessInfo.processInfo.processIdentifier)")
+        let directory = FileManager.default.temporaryDirectory.appending(path: "crud-integration-\(getpid())")
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        atexit {
-            let directory = FileManager.default.temporaryDirectory.appending(path: "crud-integration-\(ProcessInfo.processInfo.processIdentifier)")
-            try? FileManager.default.removeItem(at: directory)
-        }
+        _ = TestResourceReaper.shared.register(cleanUp: "rm -rf \(shellQuoted(directory.path))")
         return directory
     }()
 

@@ -6,6 +6,8 @@ struct PostgresUnavailable: Error, CustomStringConvertible {
 }
 
 /// A throwaway cluster: initdb and pg_ctl, run as the `postgres` user when the tests run as root.
+/// It is stopped and its folder removed by `stop()`, or else when the test process ends (see
+/// `TestResourceReaper`).
 struct PostgresCluster: Sendable {
     static let password = "crud-test-password"
 
@@ -13,6 +15,7 @@ struct PostgresCluster: Sendable {
     let directory: URL
     let port: Int
     let asPostgres: Bool
+    private let reaperKey: UUID
 
     var data: URL { directory.appending(path: "data") }
 
@@ -27,17 +30,28 @@ struct PostgresCluster: Sendable {
         let asPostgres = getuid() == 0
         let directory = FileManager.default.temporaryDirectory.appending(path: "crud-postgres-\(getpid())-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let passwordFile = directory.appending(path: "password")
-        try password.write(to: passwordFile, atomically: true, encoding: .utf8)
-        if asPostgres {
-            try run(URL(fileURLWithPath: "/bin/chown"), ["-R", "postgres:postgres", directory.path], asPostgres: false)
+        let data = directory.appending(path: "data")
+        let stop = command(binaries.appending(path: "pg_ctl"), ["-D", data.path, "-m", "fast", "-w", "stop"], asPostgres: asPostgres)
+        let cleanUp = "[ -f \(shellQuoted(data.appending(path: "postmaster.pid").path)) ] && \(stop.map(shellQuoted).joined(separator: " ")) >/dev/null 2>&1; rm -rf \(shellQuoted(directory.path))"
+        let cluster = PostgresCluster(binaries: binaries, directory: directory, port: try freePort(), asPostgres: asPostgres,
+                                      reaperKey: TestResourceReaper.shared.register(cleanUp: cleanUp))
+        do {
+            let passwordFile = directory.appending(path: "password")
+            try password.write(to: passwordFile, atomically: true, encoding: .utf8)
+            if asPostgres { try Spawn.run(["/bin/chown", "-R", "postgres:postgres", directory.path]) }
+            try cluster.tool("initdb", ["-D", data.path, "-U", "postgres", "--pwfile=\(passwordFile.path)", "-E", "UTF8",
+                                        "--locale=C", "--auth-local=trust", "--auth-host=scram-sha-256", "--no-sync"])
+            try cluster.control("start")
+        } catch {
+            cluster.stop()
+            throw error
         }
-        let cluster = PostgresCluster(binaries: binaries, directory: directory, port: try freePort(), asPostgres: asPostgres)
-        try cluster.tool("initdb", ["-D", cluster.data.path, "-U", "postgres", "--pwfile=\(passwordFile.path)", "-E", "UTF8",
-                                    "--locale=C", "--auth-local=trust", "--auth-host=scram-sha-256", "--no-sync"])
-        try cluster.control("start")
-        ClusterRegistry.register(cluster)
         return cluster
+    }
+
+    /// Stops the server and removes its folder.
+    func stop() {
+        TestResourceReaper.shared.release(reaperKey)
     }
 
     /// Starts, stops or restarts the server, waiting until it has done so.
@@ -49,34 +63,15 @@ struct PostgresCluster: Sendable {
     }
 
     private func tool(_ name: String, _ arguments: [String]) throws {
-        try Self.run(binaries.appending(path: name), arguments, asPostgres: asPostgres)
+        do {
+            try Spawn.run(Self.command(binaries.appending(path: name), arguments, asPostgres: asPostgres))
+        } catch let failure as SpawnFailure {
+            throw PostgresUnavailable(description: failure.description)
+        }
     }
 
-    /// Runs a tool to completion with posix_spawn and waitpid. Foundation's `Process` is not used:
-    /// it does not notice the exit of a `pg_ctl` whose server daemon lives on.
-    private static func run(_ executable: URL, _ arguments: [String], asPostgres: Bool) throws {
-        let command = asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--", executable.path] + arguments
-                                 : [executable.path] + arguments
-        let outputPath = FileManager.default.temporaryDirectory.appending(path: "crud-pg-tool-\(UUID().uuidString).log").path
-        defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var arguments = command.map { strdup($0) }
-        arguments.append(nil)
-        defer { arguments.forEach { free($0) } }
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, command[0], &actions, nil, arguments, environ)
-        guard spawned == 0 else { throw PostgresUnavailable(description: "cannot run \(command[0]): \(String(cString: strerror(spawned)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        let printed = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
-            throw PostgresUnavailable(description: "\(executable.lastPathComponent) \(command.dropFirst().joined(separator: " ")) failed:\n\(printed)")
-        }
+    private static func command(_ executable: URL, _ arguments: [String], asPostgres: Bool) -> [String] {
+        asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--", executable.path] + arguments : [executable.path] + arguments
     }
 
     private static func findBinaries() -> URL? {
@@ -108,19 +103,5 @@ struct PostgresCluster: Sendable {
         }
         guard bound else { throw PostgresUnavailable(description: "cannot find a free port") }
         return Int(UInt16(bigEndian: address.sin_port))
-    }
-}
-
-/// Stops the throwaway cluster when the test process exits.
-private enum ClusterRegistry {
-    nonisolated(unsafe) static var cluster: PostgresCluster?
-
-    static func register(_ cluster: PostgresCluster) {
-        self.cluster = cluster
-        atexit {
-            guard let cluster = ClusterRegistry.cluster else { return }
-            try? cluster.control("stop")
-            try? FileManager.default.removeItem(at: cluster.directory)
-        }
     }
 }

@@ -1,0 +1,51 @@
+import Foundation
+
+/// A child process could not be run, or failed.
+struct SpawnFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Child processes run with posix_spawn. Foundation's `Process` is not used for servers: it does not
+/// notice the exit of a `pg_ctl` whose server daemon lives on.
+enum Spawn {
+    /// Runs a command to completion; its standard output and error are returned, and thrown with the
+    /// command when it fails.
+    @discardableResult
+    static func run(_ command: [String]) throws -> String {
+        let outputPath = FileManager.default.temporaryDirectory.appending(path: "crud-tool-\(UUID().uuidString).log").path
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        let pid = try start(command, output: outputPath)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let printed = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
+            throw SpawnFailure(description: "\(command.joined(separator: " ")) failed:\n\(printed)")
+        }
+        return printed
+    }
+
+    /// Starts a command with standard input from /dev/null and output to `output`, and returns its
+    /// process id without waiting.
+    static func start(_ command: [String], output: String = "/dev/null") throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var arguments = command.map { strdup($0) }
+        arguments.append(nil)
+        defer { arguments.forEach { free($0) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, command[0], &actions, nil, arguments, environ)
+        guard spawned == 0 else {
+            throw SpawnFailure(description: "cannot run \(command[0]): \(String(cString: strerror(spawned)))")
+        }
+        return pid
+    }
+}
+
+/// `text` as one word of a POSIX shell command.
+func shellQuoted(_ text: String) -> String {
+    "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+}

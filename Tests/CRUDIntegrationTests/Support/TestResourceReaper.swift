@@ -1,0 +1,54 @@
+import Foundation
+
+/// Stops the servers and removes the folders the tests start, however the test process ends.
+///
+/// Each resource registers a clean-up script. It runs when the test that owns the resource releases
+/// it, or at a normal exit of the process (an `atexit` handler), or, if the process crashes or is
+/// killed, from a watchdog: a shell in a session of its own that polls for this process and runs the
+/// script once it is gone.
+final class TestResourceReaper: @unchecked Sendable {
+    /// Guarded by `lock`.
+    private var pending: [UUID: (script: String, watchdog: pid_t?)] = [:]
+    private let lock = NSLock()
+
+    static let shared: TestResourceReaper = {
+        let reaper = TestResourceReaper()
+        atexit { TestResourceReaper.shared.releaseAll() }
+        return reaper
+    }()
+
+    /// Registers the shell script that removes a resource owned by process `owner` (this one unless
+    /// a test says otherwise); returns the key that releases it.
+    func register(cleanUp script: String, owner: pid_t = getpid()) -> UUID {
+        let key = UUID()
+        let watch = "trap '' HUP INT TERM; while kill -0 \(owner) 2>/dev/null; do sleep 1; done; \(script)"
+        let shell = FileManager.default.isExecutableFile(atPath: "/usr/bin/setsid")
+            ? ["/usr/bin/setsid", "/bin/sh", "-c", watch] : ["/bin/sh", "-c", watch]
+        let watchdog = try? Spawn.start(shell)
+        lock.withLock { pending[key] = (script, watchdog) }
+        return key
+    }
+
+    /// Runs a resource's clean-up now, and stops its watchdog.
+    func release(_ key: UUID) {
+        guard let entry = lock.withLock({ pending.removeValue(forKey: key) }) else { return }
+        Self.cleanUp(entry)
+    }
+
+    private func releaseAll() {
+        let entries = lock.withLock {
+            defer { pending.removeAll() }
+            return Array(pending.values)
+        }
+        entries.forEach(Self.cleanUp)
+    }
+
+    private static func cleanUp(_ entry: (script: String, watchdog: pid_t?)) {
+        if let watchdog = entry.watchdog {
+            kill(watchdog, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(watchdog, &status, 0) == -1 && errno == EINTR {}
+        }
+        _ = try? Spawn.run(["/bin/sh", "-c", entry.script])
+    }
+}
