@@ -8,23 +8,24 @@ struct PluginBuildTests {
     static let fixture = Paths.packageRoot.appending(path: ".build/crud-plugin-fixture")
     static let models = fixture.appending(path: "Sources/App/Models.swift")
 
-    static let manifest = """
-        // swift-tools-version:6.2
-        import PackageDescription
+    /// The Package.swift of the README's "Using the plugin" section, verbatim: its path dependency
+    /// `../CRUD` is this package, through a link named `CRUD` beside the fixture.
+    static func readmeManifest() throws -> String {
+        let readme = try String(contentsOf: Paths.packageRoot.appending(path: "README.md"), encoding: .utf8)
+        let section = try #require(readme.range(of: "## Using the plugin"), "README.md has no \"Using the plugin\" section")
+        let opening = try #require(readme.range(of: "```swift\n// swift-tools-version", range: section.upperBound ..< readme.endIndex))
+        let body = readme.index(opening.lowerBound, offsetBy: "```swift\n".count)
+        let closing = try #require(readme.range(of: "\n```", range: body ..< readme.endIndex))
+        return String(readme[body ..< closing.lowerBound]) + "\n"
+    }
 
-        let package = Package(
-            name: "PluginFixture",
-            dependencies: [.package(name: "CRUD", path: \(String(reflecting: Paths.packageRoot.path)))],
-            targets: [
-                .executableTarget(
-                    name: "App",
-                    dependencies: [.product(name: "CRUD", package: "CRUD")],
-                    plugins: [.plugin(name: "CRUDPlugin", package: "CRUD")]
-                ),
-            ]
-        )
-
-        """
+    static func linkPackage() throws {
+        let link = fixture.deletingLastPathComponent().appending(path: "CRUD")
+        if (try? FileManager.default.destinationOfSymbolicLink(atPath: link.path)) != Paths.packageRoot.path {
+            try? FileManager.default.removeItem(at: link)
+            try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: Paths.packageRoot.path)
+        }
+    }
 
     static let goodModels = """
         import CRUD
@@ -38,8 +39,12 @@ struct PluginBuildTests {
 
     static let main = """
         import CRUD
+        import CRUDSQLite
 
-        print(Rider.crudSchema.columns.map(\\.name).joined(separator: ","))
+        let db = Database(configuration: try SQLiteDatabaseConfiguration(":memory:"))
+        try db.create(Rider.self)
+        try db.table(Rider.self).insert(Rider(id: 1, name: "Ann"))
+        print(Rider.crudSchema.columns.map(\\.name).joined(separator: ","), try db.table(Rider.self).count())
 
         """
 
@@ -72,7 +77,8 @@ struct PluginBuildTests {
 
     @Test("build, rebuild without changes, edit a model, break a model", .timeLimit(.minutes(15)))
     func pluginBuild() throws {
-        try Self.write(Self.manifest, to: Self.fixture.appending(path: "Package.swift"))
+        try Self.linkPackage()
+        try Self.write(try Self.readmeManifest(), to: Self.fixture.appending(path: "Package.swift"))
         try Self.write(Self.main, to: Self.fixture.appending(path: "Sources/App/main.swift"))
         try Self.write(Self.goodModels, to: Self.models)
 
@@ -81,6 +87,9 @@ struct PluginBuildTests {
         let generated = try Self.generatedFile()
         #expect(try String(contentsOf: generated, encoding: .utf8).contains("static let name = CRUDColumn<Rider, String>(1, \"name\")"))
         let built = try Self.modificationDate(generated)
+        let ran = try runProcess(Self.fixture.appending(path: ".build/debug/App"), [])
+        #expect(ran.output.split(separator: "\n").first == "id,name 1", "\(ran.output)\(ran.error)")
+        #expect(ran.output.contains("[query] SELECT COUNT(*)"), "the query log is flushed when the app exits")
 
         let second = try Self.swiftBuild()
         #expect(second.status == 0, "\(second.output)")
