@@ -77,12 +77,16 @@ public final class PostgresConnection: CRUDConnection {
     }
 
     /// After a lost connection, connects again; prepared statements and transactions died with the
-    /// old session.
+    /// old session. Never inside a transaction: its work is gone, and what the body runs next must
+    /// fail rather than commit on a new session of its own.
     private func ensureConnected() throws {
         guard PQstatus(handle) == CONNECTION_BAD else { return }
+        guard transactionDepth == 0 else {
+            throw CRUDSQLExeError("lost the connection to PostgreSQL \(target) inside a transaction: the server rolled it back, "
+                + "and nothing more runs in it; the outermost transaction throws, and the next call after it reconnects", code: "08006")
+        }
         PQreset(handle)
         _ = cache.removeAll()
-        transactionDepth = 0
         guard PQstatus(handle) == CONNECTION_OK else {
             let message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
             throw CRUDSQLExeError("cannot reconnect to PostgreSQL \(target): \(message)", code: "08006", databaseMessage: message)
@@ -98,6 +102,14 @@ public final class PostgresConnection: CRUDConnection {
     }
 
     // MARK: - CRUDConnection
+
+    public var transactionStatus: CRUDTransactionStatus {
+        switch PQtransactionStatus(handle) {
+        case PQTRANS_INTRANS, PQTRANS_ACTIVE: .open
+        case PQTRANS_INERROR: .aborted
+        default: .none
+        }
+    }
 
     public func prepare(_ sql: String) throws -> PostgresStatement {
         try ensureConnected()

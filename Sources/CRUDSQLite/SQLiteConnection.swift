@@ -57,6 +57,10 @@ public final class SQLiteConnection: CRUDConnection {
         return CRUDSQLExeError("SQLite error \(status) (\(name)) in \(path): \(message)", sql: sql, code: "\(status)", databaseMessage: message)
     }
 
+    public var transactionStatus: CRUDTransactionStatus {
+        sqlite3_get_autocommit(handle) == 0 ? .open : .none
+    }
+
     public func prepare(_ sql: String) throws -> SQLiteStatement {
         if let cached = cache.checkOut(sql) { return cached }
         var prepared: OpaquePointer?

@@ -132,4 +132,76 @@ struct PostgresTests {
         try db.table(Course.self).insert(Course(id: 2, title: "after"))
         #expect(try db.table(Course.self).order(by: \.id).select().map(\.title) == ["before", "after"])
     }
+
+    @Test("a connection lost inside a transaction whose body catches: every later call in it throws, the transaction throws, nothing is committed",
+          .timeLimit(.minutes(3)))
+    func lostInsideTransaction() throws {
+        _ = try Self.server()
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let db = Database(configuration: try PostgresDatabaseConfiguration(
+            database: "postgres", host: "127.0.0.1", port: cluster.port, username: "postgres", password: PostgresCluster.password))
+        try db.create(Course.self)
+        try db.table(Course.self).insert(Course(id: 100, title: "before"))
+
+        var caught: [String] = []
+        var thrown: CRUDSQLExeError?
+        do {
+            try db.transaction {
+                try db.table(Course.self).insert([Course(id: 1, title: "a"), Course(id: 2, title: "b")])
+                try cluster.control("restart")
+                for id in 3 ... 4 {
+                    do {
+                        try db.table(Course.self).insert(Course(id: id, title: "after the drop"))
+                    } catch let error as CRUDSQLExeError {
+                        caught.append(error.msg)
+                    }
+                }
+                do {
+                    try db.transaction { try db.table(Course.self).insert(Course(id: 5, title: "nested")) }
+                } catch let error as CRUDSQLExeError {
+                    caught.append(error.msg)
+                }
+                do {
+                    caught.append("count returned \(try db.table(Course.self).count())")
+                } catch let error as CRUDSQLExeError {
+                    caught.append(error.msg)
+                }
+            }
+        } catch let error as CRUDSQLExeError {
+            thrown = error
+        }
+        #expect(caught.count == 4 && !caught.contains { $0.hasPrefix("count returned") }, "each call after the drop threw: \(caught)")
+        #expect(caught.first?.contains("lost the connection to PostgreSQL") == true)
+        #expect(caught.dropFirst().allSatisfy { $0.contains("the transaction is no longer open") || $0.contains("inside a transaction") }, "\(caught)")
+        #expect(thrown?.msg.contains("no longer open") == true || thrown?.msg.contains("inside a transaction") == true, "\(String(describing: thrown))")
+        #expect(try db.table(Course.self).order(by: \.id).select().map(\.id) == [100], "nothing of the transaction is stored, before or after the drop")
+        try db.transaction { try db.table(Course.self).insert(Course(id: 6, title: "next")) }
+        #expect(try db.table(Course.self).order(by: \.id).select().map(\.id) == [6, 100], "the next transaction runs on a new connection")
+    }
+
+    @Test("a failed statement whose error the body catches aborts the transaction: it throws, nothing is committed")
+    func abortedTransaction() throws {
+        let db = try Self.database()
+        try db.create(Course.self)
+        var duplicateFailed = false
+        let thrown = #expect(throws: CRUDSQLExeError.self) {
+            try db.transaction {
+                try db.table(Course.self).insert(Course(id: 1, title: "a"))
+                do { try db.table(Course.self).insert(Course(id: 1, title: "duplicate")) } catch is CRUDSQLExeError { duplicateFailed = true }
+            }
+        }
+        #expect(duplicateFailed)
+        #expect(thrown?.msg.contains("aborted by a failed statement") == true)
+        #expect(try db.table(Course.self).count() == 0)
+        try db.transaction {
+            try db.table(Course.self).insert(Course(id: 1, title: "a"))
+            do {
+                try db.transaction { try db.table(Course.self).insert(Course(id: 1, title: "duplicate")) }
+                Issue.record("the duplicate was inserted")
+            } catch is CRUDSQLExeError {}
+            try db.table(Course.self).insert(Course(id: 2, title: "b"))
+        }
+        #expect(try db.table(Course.self).order(by: \.id).select().map(\.id) == [1, 2], "a nested transaction is the way to go on after a failure")
+    }
 }

@@ -71,4 +71,28 @@ struct TransactionTests {
         }
         #expect(try db.table(Course.self).count() == 2, "an outer rollback undoes released inner work too")
     }
+
+    @Test("a transaction the database ended underneath: later calls throw, the transaction throws, nothing after it commits", arguments: Backend.all)
+    func endedUnderneath(_ backend: Backend) throws { try endedUnderneath(backend.open()) }
+
+    func endedUnderneath<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let db = Database(configuration: configuration)
+        try db.create(Course.self)
+        var failures = 0
+        let thrown = #expect(throws: CRUDSQLExeError.self) {
+            try db.transaction {
+                try db.table(Course.self).insert(Course(id: 1, title: "a"))
+                try db.sql("ROLLBACK")
+                for id in 2 ... 3 {
+                    do { try db.table(Course.self).insert(Course(id: id, title: "outside")) } catch is CRUDSQLExeError { failures += 1 }
+                }
+                do { try db.transaction {} } catch is CRUDSQLExeError { failures += 1 }
+            }
+        }
+        #expect(failures == 3)
+        #expect(thrown?.msg.contains("the transaction is no longer open") == true)
+        #expect(try db.table(Course.self).count() == 0, "no statement ran outside the transaction")
+        try db.transaction { try db.table(Course.self).insert(Course(id: 4, title: "next")) }
+        #expect(try db.table(Course.self).count() == 1, "the next transaction works")
+    }
 }

@@ -38,6 +38,8 @@ final class RecordingConnection: CRUDConnection {
 
     let dialect: any CRUDDialect = TestDialect()
     var transactionDepth = 0
+    /// Follows the recorded BEGIN, COMMIT and ROLLBACK, as a database would.
+    private(set) var transactionStatus = CRUDTransactionStatus.none
     private(set) var executions: [Execution] = []
     var queuedRows: [[CRUDDatabaseValue]] = []
 
@@ -55,6 +57,8 @@ final class RecordingConnection: CRUDConnection {
 
     func execute(_ sql: String) throws {
         executions.append(Execution(sql: sql, bindings: []))
+        if sql == dialect.beginTransaction { transactionStatus = .open }
+        if sql == "COMMIT" || sql == "ROLLBACK" { transactionStatus = .none }
     }
 
     func lastInsertId() throws -> Int? { nil }

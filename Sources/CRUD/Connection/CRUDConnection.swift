@@ -11,6 +11,11 @@ public protocol CRUDConnection: AnyObject {
     /// maintains it; drivers only store it.
     var transactionDepth: Int { get set }
 
+    /// Whether the database session has a transaction open, as the database itself reports it. The
+    /// engine compares it with `transactionDepth` so that a transaction the database ended
+    /// underneath (a lost connection, an automatic rollback) is never taken for an open one.
+    var transactionStatus: CRUDTransactionStatus { get }
+
     /// A prepared statement for `sql`, reused from the connection's cache when it has one that is
     /// not in use. The caller owns it until it passes it to `release(_:)`.
     /// - Throws: `CRUDSQLExeError` when the database rejects the SQL.
@@ -29,6 +34,17 @@ public protocol CRUDConnection: AnyObject {
     /// The column names of a table in table order, or `nil` when the table does not exist.
     /// - Throws: `CRUDSQLExeError`.
     func columnNames(ofTable table: String) throws -> [String]?
+}
+
+/// A database session's transaction state.
+public enum CRUDTransactionStatus: Sendable {
+    /// No transaction is open (or the session is gone).
+    case none
+    /// A transaction is open and usable.
+    case open
+    /// A transaction is open but failed: the database ignores statements until it is rolled back
+    /// (PostgreSQL after an error outside a savepoint).
+    case aborted
 }
 
 /// A prepared statement: parameters are bound by position, then `step()` runs it and moves
