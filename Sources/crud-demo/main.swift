@@ -70,7 +70,7 @@ func walkThrough<C: DatabaseConfigurationProtocol>(_ db: Database<C>) throws {
         .order(descending: \.planetCode)
         .where(\Person.lastName == "Lars" && \PhoneNumber.planetCode == 12)
         .select()
-    try lars.forEach { person in
+    for person in lars {
         let numbers = person.phoneNumbers?.map { "\($0.number) (planet \($0.planetCode))" } ?? []
         print("\(person.firstName) \(person.lastName): \(numbers.joined(separator: ", "))")
     }

@@ -61,7 +61,7 @@ struct ReadmeTests {
             }
         }
         #expect(found == ["Beru: 555-555-1212 @12", "Owen: 555-555-1212 @12"])
-        #expect(try query.map(\.firstName) == ["Beru", "Owen"], "select runs again on each iteration")
+        #expect(query.map(\.firstName) == ["Beru", "Owen"], "a stored Select yields its rows again")
     }
 
     @Test("Parent-child join", arguments: Backend.all)

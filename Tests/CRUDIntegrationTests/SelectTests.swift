@@ -4,23 +4,30 @@ import Testing
 
 @Suite("select, first, count")
 struct SelectTests {
-    @Test("select is lazy and runs again on each iteration", arguments: Backend.all)
-    func lazy(_ backend: Backend) throws { try lazy(backend.open()) }
+    @Test("select reads its rows when it runs; a stored Select yields the same rows again; streaming forms read as they go", arguments: Backend.all)
+    func readAtSelect(_ backend: Backend) throws { try readAtSelect(backend.open()) }
 
-    func lazy<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+    func readAtSelect<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
         let db = Database(configuration: configuration)
         try db.create(Course.self)
-        let query = try db.table(Course.self).order(by: \.id).select()
         try db.table(Course.self).insert(Course(id: 1, title: "a"))
-        #expect(Array(query).map(\.id) == [1], "rows inserted after select() are seen")
+        let query = db.table(Course.self).order(by: \.id)
+        let stored = try query.select()
         try db.table(Course.self).insert(Course(id: 2, title: "b"))
+        #expect(stored.map(\.id) == [1], "rows inserted after select() are not in its results")
         var seen: [Int] = []
-        for course in query { seen.append(course.id) }
-        #expect(seen == [1, 2])
-        #expect(try query.map(\.title) == ["a", "b"])
-        var titles: [String] = []
-        try query.forEach { titles.append($0.title) }
-        #expect(titles == ["a", "b"])
+        for course in stored { seen.append(course.id) }
+        for course in stored { seen.append(course.id) }
+        #expect(seen == [1, 1], "iterating a stored Select again yields the same rows")
+        #expect(stored.count == 1 && stored.first?.title == "a" && stored[0].id == 1)
+        #expect(try query.select().map(\.id) == [1, 2], "a new select() runs the query again")
+        var streamed: [String] = []
+        try query.forEach { streamed.append($0.title) }
+        #expect(streamed == ["a", "b"])
+        let cursor = try query.cursor()
+        #expect(try cursor.next()?.id == 1)
+        #expect(try cursor.next()?.id == 2)
+        #expect(try cursor.next() == nil)
     }
 
     @Test("first and count", arguments: Backend.all)
@@ -37,24 +44,38 @@ struct SelectTests {
         #expect(try db.table(Course.self).order(by: \.id).limit(2, skip: 1).count() == 2)
     }
 
-    @Test("a failure while iterating is thrown by the throwing forms, never a short result", arguments: Backend.all)
+    @Test("a bad row at row 500 is thrown by select(), so no for-in or Sequence method can stop the program", arguments: Backend.all)
     func failureDuringIteration(_ backend: Backend) throws { try failureDuringIteration(backend.open()) }
 
     func failureDuringIteration<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
         let db = Database(configuration: configuration)
         try db.sql("CREATE TABLE \"Strict\" (\"id\" INTEGER, \"name\" TEXT)")
-        try db.sql("INSERT INTO \"Strict\" (\"id\", \"name\") VALUES (1, 'fine'), (2, NULL), (3, 'fine')")
-        let query = try db.table(Strict.self).order(by: \.id).select()
-        let error = #expect(throws: CRUDDecoderError.self) { try query.map(\.id) }
-        #expect(error?.msg == "reading Strict: column \"name\": NULL where a value is required (the property is not optional)")
-        var visited: [Int] = []
-        #expect(throws: CRUDDecoderError.self) { try query.forEach { visited.append($0.id) } }
-        #expect(visited == [1])
+        try db.table(Strict.self).insert((1 ... 1_000).map { Strict(id: $0, name: "fine") })
+        try db.sql("UPDATE \"Strict\" SET \"name\" = NULL WHERE \"id\" = 500")
+        let query = db.table(Strict.self).order(by: \.id)
+        let expected = "reading Strict: column \"name\": NULL where a value is required (the property is not optional)"
+
+        var visited = 0
+        let forIn = #expect(throws: CRUDDecoderError.self) {
+            for _ in try query.select() { visited += 1 }
+        }
+        #expect(forIn?.msg == expected)
+        #expect(visited == 0, "the loop never starts on results that could not be read")
+        #expect(throws: CRUDDecoderError.self) { _ = try query.select().filter { $0.id > 10 } }
+        #expect(throws: CRUDDecoderError.self) { _ = try query.select().contains { $0.id == 1 } }
+        #expect(throws: CRUDDecoderError.self) { _ = try query.select().reduce(0) { $0 + $1.id } }
+        #expect(throws: CRUDDecoderError.self) { _ = Array(try query.select()) }
+        #expect(throws: CRUDDecoderError.self) { _ = try query.select().map { $0 } }
+
+        var streamed: [Int] = []
+        #expect(throws: CRUDDecoderError.self) { try query.forEach { streamed.append($0.id) } }
+        #expect(streamed == Array(1 ... 499), "forEach streams: the rows before the bad one were passed on")
         let cursor = try query.cursor()
-        #expect(try cursor.next()?.id == 1)
+        for id in 1 ... 499 { #expect(try cursor.next()?.id == id) }
         #expect(throws: CRUDDecoderError.self) { try cursor.next() }
         #expect(try cursor.next() == nil, "a cursor is finished after an error")
-        #expect(throws: CRUDDecoderError.self) { try db.table(Strict.self).where(\Strict.id == 2).first() }
+        #expect(throws: CRUDDecoderError.self) { try db.table(Strict.self).where(\Strict.id == 500).first() }
+        #expect(try query.where(\Strict.id != 500).select().count == 999)
     }
 
     @Test("an abandoned cursor gives its statement back", arguments: Backend.all)
@@ -64,8 +85,7 @@ struct SelectTests {
         let db = Database(configuration: configuration)
         try db.create(Course.self)
         try db.table(Course.self).insert((1 ... 3).map { Course(id: $0, title: "c\($0)") })
-        let query = try db.table(Course.self).order(by: \.id).select()
-        for course in query where course.id == 1 { break }
+        let query = db.table(Course.self).order(by: \.id)
         do {
             let cursor = try query.cursor()
             _ = try cursor.next()
@@ -73,10 +93,10 @@ struct SelectTests {
         try db.transaction {
             try db.table(Course.self).insert(Course(id: 4, title: "d"))
         }
-        #expect(try query.map(\.id) == [1, 2, 3, 4])
+        #expect(try query.select().map(\.id) == [1, 2, 3, 4])
         // The same query nested in its own iteration uses a second statement.
         var pairs = 0
-        try query.forEach { _ in pairs += try query.map(\.id).count }
+        try query.forEach { _ in pairs += try query.select().count }
         #expect(pairs == 16)
     }
 }

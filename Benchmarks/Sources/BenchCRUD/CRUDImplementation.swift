@@ -53,7 +53,7 @@ struct CRUDWorkloads<Configuration: DatabaseConfigurationProtocol> {
 
     func fetchAll() throws -> Checksum {
         var checksum = Checksum()
-        try db.table(BenchItem.self).select().forEach { Self.add($0, to: &checksum) }
+        try db.table(BenchItem.self).forEach { Self.add($0, to: &checksum) }
         return checksum
     }
 
@@ -70,14 +70,14 @@ struct CRUDWorkloads<Configuration: DatabaseConfigurationProtocol> {
         var checksum = Checksum()
         let ordered = db.table(BenchItem.self).order(by: \.score).limit(Dataset.filteredLimit)
         for threshold in thresholds {
-            try ordered.where(\BenchItem.score >= threshold).select().forEach { Self.add($0, to: &checksum) }
+            try ordered.where(\BenchItem.score >= threshold).forEach { Self.add($0, to: &checksum) }
         }
         return checksum
     }
 
     func parentsWithChildren() throws -> Checksum {
         var checksum = Checksum()
-        try db.table(BenchParent.self).join(\.children, on: \.id, equals: \.parentId).select().forEach { parent in
+        try db.table(BenchParent.self).join(\.children, on: \.id, equals: \.parentId).forEach { parent in
             checksum.add(parentId: parent.id, parentName: parent.name,
                          children: (parent.children ?? []).map { ($0.id, $0.parentId, $0.name, $0.value) })
         }

@@ -1,6 +1,6 @@
 /// Moves through a query's results one model at a time, throwing what goes wrong:
 ///
-///     let cursor = try db.table(Person.self).select().cursor()
+///     let cursor = try db.table(Person.self).cursor()
 ///     while let person = try cursor.next() { … }
 ///
 /// Joined children are loaded when the cursor is made; root rows are read as `next()` asks. The

@@ -1,76 +1,51 @@
-/// The results of a query, run anew each time they are iterated.
+/// The results of a query, read in full when `select()` runs it.
 ///
-/// Iterate with errors thrown (recommended): `try select.forEach { … }`, `try select.map { … }`, or
-/// `select.cursor()`. A plain `for … in select` cannot throw: if the database fails or a row does
-/// not fit the model during such a loop, the program stops with the error, rather than the loop
-/// ending early as if there were no more rows.
-public struct Select<OverAllForm: CRUDModel, Parent: TableProtocol>: Sequence where Parent.OverAllForm == OverAllForm {
-    public typealias Connection = Parent.DatabaseType.Configuration.Connection
-    let database: Parent.DatabaseType
-    let plan: CRUDQueryPlan
+/// Because `select()` runs the query and reads every row before it returns, a database failure or a
+/// row that does not fit the model is thrown there, at a `try` you wrote; iterating the results
+/// afterwards (`for x in try query.select()`, `map`, `filter`, `Array(…)`) cannot fail. Iterating a
+/// stored `Select` again yields the same rows, without running the query again: call `select()`
+/// again for fresh ones. To stream a large result without holding it in memory, use the chain's
+/// `forEach` or `cursor()` instead.
+public struct Select<OverAllForm: CRUDModel, Parent: TableProtocol>: RandomAccessCollection where Parent.OverAllForm == OverAllForm {
+    /// The results in query order.
+    public let rows: [OverAllForm]
 
-    /// Runs the query and returns a cursor over its results.
-    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError` (from joined children).
-    public func cursor() throws -> CRUDCursor<OverAllForm, Connection> {
-        try CRUDCursor(connection: database.configuration.connection, plan: plan, limit: plan.limit)
+    @usableFromInline
+    init(rows: [OverAllForm]) {
+        self.rows = rows
     }
 
-    /// Runs the query and transforms every result.
-    /// - Throws: what the query throws, or what `transform` throws.
+    @inlinable public var startIndex: Int { rows.startIndex }
+    @inlinable public var endIndex: Int { rows.endIndex }
+    @inlinable public subscript(position: Int) -> OverAllForm { rows[position] }
+}
+
+extension SelectAble {
+    /// Runs the query and reads all its results.
+    /// - Throws: `CRUDSQLGenError` for a mistake in the chain, `CRUDSQLExeError` when the database
+    ///   fails, `CRUDDecoderError` when a row does not fit the model.
     @inlinable
-    public func map<T>(_ transform: (OverAllForm) throws -> T) throws -> [T] {
+    public func select() throws -> Select<OverAllForm, Self> {
         let cursor = try cursor()
-        var results: [T] = []
-        while let next = try cursor.next() { results.append(try transform(next)) }
-        return results
+        var rows: [OverAllForm] = []
+        while let next = try cursor.next() { rows.append(next) }
+        return Select(rows: rows)
     }
 
-    /// Runs the query and calls `body` with every result.
+    /// Runs the query and returns a cursor that reads its results one at a time, for results too
+    /// large to hold in memory: `let c = try query.cursor(); while let x = try c.next() { … }`.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError` (from joined children).
+    public func cursor() throws -> CRUDCursor<OverAllForm, DatabaseType.Configuration.Connection> {
+        try CRUDCursor(connection: connection, plan: plan, limit: plan.limit)
+    }
+
+    /// Runs the query and calls `body` with each result as it is read, without holding them all.
+    /// - Throws: what the query throws, or what `body` throws; rows read before a failure have
+    ///   been passed to `body`.
     @inlinable
     public func forEach(_ body: (OverAllForm) throws -> Void) throws {
         let cursor = try cursor()
         while let next = try cursor.next() { try body(next) }
-    }
-
-    @inlinable
-    public func makeIterator() -> Iterator {
-        Iterator(select: self)
-    }
-
-    /// Runs the query on the first `next()`; stops the program on an error (see `Select`).
-    public struct Iterator: IteratorProtocol {
-        @usableFromInline let select: Select
-        @usableFromInline var cursor: CRUDCursor<OverAllForm, Connection>?
-
-        @inlinable
-        init(select: Select) {
-            self.select = select
-        }
-
-        @inlinable
-        public mutating func next() -> OverAllForm? {
-            do {
-                if cursor == nil { cursor = try select.cursor() }
-                return try cursor?.next()
-            } catch {
-                Self.stop(error)
-            }
-        }
-
-        @usableFromInline
-        static func stop(_ error: any Error) -> Never {
-            fatalError("CRUD: a query failed while a for-in loop, which cannot throw, iterated it: \(error). "
-                + "Iterate with `try select.forEach`, `try select.map` or `select.cursor()` to handle errors.")
-        }
-    }
-}
-
-extension SelectAble {
-    /// The query's results, run when iterated (and again at each iteration).
-    /// - Throws: `CRUDSQLGenError` for a mistake in the chain.
-    public func select() throws -> Select<OverAllForm, Self> {
-        try plan.validate()
-        return Select(database: database, plan: plan)
     }
 
     /// How many results `select()` would give, counted by the database without reading them.
