@@ -64,14 +64,47 @@ public final class SQLiteConnection: CRUDConnection {
     public func prepare(_ sql: String) throws -> SQLiteStatement {
         if let cached = cache.checkOut(sql) { return cached }
         var prepared: OpaquePointer?
-        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil)
+        var rest = ""
+        let status = sql.withCString { text in
+            var tail: UnsafePointer<CChar>?
+            let status = sqlite3_prepare_v3(handle, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, &tail)
+            if status == SQLITE_OK, let tail, tail.pointee != 0 { rest = String(cString: tail) }
+            return status
+        }
         guard status == SQLITE_OK, let prepared else {
             sqlite3_finalize(prepared)
             throw error(status, sql: sql)
         }
+        // SQLite prepares only the first statement of a text; running it alone would silently skip
+        // the rest, so more than one statement is an error, as it is in PostgreSQL.
+        if containsStatement(rest) {
+            sqlite3_finalize(prepared)
+            throw CRUDSQLExeError("SQLite error in \(path): the SQL holds more than one statement; one call runs one statement, so run "
+                + "\"\(rest.trimmingCharacters(in: .whitespacesAndNewlines))\" with a call of its own", sql: sql)
+        }
         let statement = SQLiteStatement(handle: prepared, connection: self, sql: sql)
         cache.add(statement, for: sql).evicted?.finalize()
         return statement
+    }
+
+    /// Whether `text` holds a statement, not just white space, semicolons and comments.
+    private func containsStatement(_ text: String) -> Bool {
+        guard text.contains(where: { !$0.isWhitespace && $0 != ";" }) else { return false }
+        var next: OpaquePointer?
+        var rest: UnsafePointer<CChar>?
+        return text.withCString { remaining in
+            var remaining = remaining
+            while remaining.pointee != 0 {
+                guard sqlite3_prepare_v2(handle, remaining, -1, &next, &rest) == SQLITE_OK else { return true }
+                if next != nil {
+                    sqlite3_finalize(next)
+                    return true
+                }
+                guard let rest, rest != remaining else { return false }
+                remaining = rest
+            }
+            return false
+        }
     }
 
     public func release(_ statement: SQLiteStatement) {

@@ -25,4 +25,22 @@ struct RawSQLTests {
         #expect(error?.sql == "SELEKT nonsense")
         #expect(error?.code != nil && error?.databaseMessage != nil)
     }
+
+    @Test("SQL holding two statements is an error on every backend, and runs none of them; a trailing semicolon or comment is fine",
+          arguments: Backend.all)
+    func twoStatements(_ backend: Backend) throws { try twoStatements(backend.open()) }
+
+    func twoStatements<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let db = Database(configuration: configuration)
+        try db.create(Course.self)
+        try db.table(Course.self).insert(Course(id: 1, title: "kept"))
+        let error = #expect(throws: CRUDSQLExeError.self) { try db.sql("SELECT 1; DROP TABLE \"Course\"") }
+        #expect(error?.sql == "SELECT 1; DROP TABLE \"Course\"")
+        #expect(throws: CRUDSQLExeError.self) { try db.sql("SELECT 1 AS \"text\"; DELETE FROM \"Course\"", TextValue.self) }
+        #expect(throws: CRUDSQLExeError.self) { try db.sql("DELETE FROM \"Course\";\n-- then\nDROP TABLE \"Course\";") }
+        #expect(try db.table(Course.self).count() == 1, "neither statement ran")
+        try db.sql("UPDATE \"Course\" SET \"title\" = 'still kept';  -- a comment after the only statement\n")
+        try db.sql("UPDATE \"Course\" SET \"title\" = 'kept again' ; /* a block comment */ ;")
+        #expect(try db.table(Course.self).first()?.title == "kept again")
+    }
 }
