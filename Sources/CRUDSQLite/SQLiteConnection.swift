@@ -18,31 +18,59 @@ public final class SQLiteConnection: CRUDConnection {
 
     init(path: String, busyTimeout: Duration) throws {
         self.path = path
+        var opened = try Self.open(path, readOnly: false, busyTimeout: busyTimeout)
+        do {
+            // Reading the schema first makes a file that is not a database fail here, with its path.
+            for setting in ["SELECT count(*) FROM sqlite_master", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL",
+                            "PRAGMA foreign_keys = ON", "PRAGMA case_sensitive_like = ON"] {
+                try Self.execute(setting, on: opened, path: path)
+            }
+        } catch where sqlite3_errcode(opened) & 0xff == SQLITE_READONLY {
+            // A file, or a WAL database's directory, that this process may not write (every extended
+            // READONLY code): a read-only connection can still read it, and writes fail with SQLite's
+            // "attempt to write a readonly database". Where the directory keeps SQLite from creating
+            // the WAL's -shm file, only an immutable connection can read: nobody without write access
+            // there can change the database in WAL mode either.
+            // SQLITE_READONLY_DIRECTORY, a macro Swift does not import.
+            let directoryReadOnly = sqlite3_extended_errcode(opened) == SQLITE_READONLY | (6 << 8)
+            sqlite3_close_v2(opened)
+            opened = try Self.open(directoryReadOnly ? Self.immutableURI(path) : path, readOnly: true, busyTimeout: busyTimeout)
+            do {
+                for setting in ["SELECT count(*) FROM sqlite_master", "PRAGMA foreign_keys = ON", "PRAGMA case_sensitive_like = ON"] {
+                    try Self.execute(setting, on: opened, path: path)
+                }
+            } catch {
+                sqlite3_close_v2(opened)
+                throw error
+            }
+        } catch {
+            sqlite3_close_v2(opened)
+            throw error
+        }
+        handle = opened
+    }
+
+    /// `path` as a `file:` URI with `immutable=1`.
+    private static func immutableURI(_ path: String) -> String {
+        if path.hasPrefix("file:") { return path + (path.contains("?") ? "&" : "?") + "immutable=1" }
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        return "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?immutable=1"
+    }
+
+    private static func open(_ path: String, readOnly: Bool, busyTimeout: Duration) throws -> OpaquePointer {
         var opened: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
-        let status = sqlite3_open_v2(path, &opened, flags, nil)
+        let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        let status = sqlite3_open_v2(path, &opened, access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, nil)
         guard status == SQLITE_OK, let opened else {
             let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(status))
             sqlite3_close_v2(opened)
             throw CRUDSQLExeError("cannot open SQLite database at \(path): \(message)", code: "\(status)", databaseMessage: message)
         }
-        handle = opened
-        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_extended_result_codes(opened, 1)
         let milliseconds = busyTimeout.components.seconds * 1_000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
-        sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
-        do {
-            // Reading the schema first makes a file that is not a database fail here, with its path.
-            try execute("SELECT count(*) FROM sqlite_master")
-            try execute("PRAGMA journal_mode = WAL")
-            try execute("PRAGMA synchronous = NORMAL")
-            try execute("PRAGMA foreign_keys = ON")
-            try execute("PRAGMA case_sensitive_like = ON")
-        } catch let error as CRUDSQLExeError where error.code == "\(SQLITE_READONLY)" {
-            // A read-only file can still be read; writes will fail with a clear error.
-        } catch {
-            sqlite3_close_v2(handle)
-            throw error
-        }
+        sqlite3_busy_timeout(opened, Int32(clamping: milliseconds))
+        return opened
     }
 
     deinit {
@@ -52,6 +80,10 @@ public final class SQLiteConnection: CRUDConnection {
 
     /// The error for a failed call, with SQLite's own code and message and the database path.
     func error(_ status: Int32, sql: String?) -> CRUDSQLExeError {
+        Self.error(status, on: handle, path: path, sql: sql)
+    }
+
+    private static func error(_ status: Int32, on handle: OpaquePointer, path: String, sql: String?) -> CRUDSQLExeError {
         let message = String(cString: sqlite3_errmsg(handle))
         let name = String(cString: sqlite3_errstr(status))
         return CRUDSQLExeError("SQLite error \(status) (\(name)) in \(path): \(message)", sql: sql, code: "\(status)", databaseMessage: message)
@@ -113,10 +145,14 @@ public final class SQLiteConnection: CRUDConnection {
     }
 
     public func execute(_ sql: String) throws {
+        try Self.execute(sql, on: handle, path: path)
+    }
+
+    private static func execute(_ sql: String, on handle: OpaquePointer, path: String) throws {
         var message: UnsafeMutablePointer<CChar>?
         let status = sqlite3_exec(handle, sql, nil, nil, &message)
         if let message { sqlite3_free(message) }
-        guard status == SQLITE_OK else { throw error(status, sql: sql) }
+        guard status == SQLITE_OK else { throw error(status, on: handle, path: path, sql: sql) }
     }
 
     public func lastInsertId() throws -> Int? {

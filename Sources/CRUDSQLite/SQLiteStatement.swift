@@ -190,8 +190,13 @@ public final class SQLiteStatement: CRUDStatement {
         try withBlob(column) { Data($0) }
     }
 
+    /// Only 0 and 1 are booleans: any other number in the column is an error, not `true`.
     public func readBool(_ column: Int) throws -> Bool {
-        try readInt64(column) != 0
+        switch try readInt64(column) {
+        case 0: return false
+        case 1: return true
+        case let other: throw decodingError(column, "\(other) where a Bool (0 or 1) was expected")
+        }
     }
 
     public func readDate(_ column: Int) throws -> Date {

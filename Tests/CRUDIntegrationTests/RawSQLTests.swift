@@ -21,6 +21,16 @@ struct RawSQLTests {
         #expect(try db.sql("SELECT * FROM \"Pupil\" WHERE \"nickname\" IS NULL", Pupil.self).isEmpty)
         let missing = #expect(throws: CRUDDecoderError.self) { try db.sql("SELECT \"id\" FROM \"Pupil\"", Pupil.self) }
         #expect(missing?.msg.contains("no column \"name\"") == true)
+        let unfit = #expect(throws: CRUDDecoderError.self) {
+            try db.sql("SELECT \"id\", NULL AS \"name\", \"nickname\" FROM \"Pupil\"", Pupil.self)
+        }
+        #expect(unfit?.msg == "reading Pupil: column \"name\": NULL where a value is required (the property is not optional)",
+                "a decoding error from sql() names the model and the column")
+        try db.create(TestTable1.self, policy: .shallow)
+        let renamed = #expect(throws: CRUDDecoderError.self) {
+            try db.sql("SELECT 1 AS \"id\", 'x' AS \"name\", 'not a number' AS \"int\", NULL AS \"doub\", NULL AS \"blob\"", TestTable1.self)
+        }
+        #expect(renamed?.msg.hasPrefix("reading TestTable1 (table \"test_table_1\"): column \"int\": ") == true, "\(String(describing: renamed))")
         let error = #expect(throws: CRUDSQLExeError.self) { try db.sql("SELEKT nonsense") }
         #expect(error?.sql == "SELEKT nonsense")
         #expect(error?.code != nil && error?.databaseMessage != nil)

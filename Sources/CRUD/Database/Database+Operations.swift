@@ -106,7 +106,11 @@ extension Database {
                         return position
                     }
                 }
-                results.append(try A(crudRow: NamedColumnRow(base: statement, positions: positions!)))
+                do {
+                    results.append(try A(crudRow: NamedColumnRow(base: statement, positions: positions!)))
+                } catch let error as CRUDDecoderError {
+                    throw error.reading(A.self)
+                }
             }
             return results
         }

@@ -7,6 +7,14 @@ public struct CRUDDecoderError: Error, CustomStringConvertible, Sendable {
 
     /// What readers say of NULL in a column whose property is not optional.
     public static let nullProblem = "NULL where a value is required (the property is not optional)"
+
+    /// This error with the model it was reading put first: `reading Person: column "age": …`, and the
+    /// table too where its name differs from the model's.
+    func reading(_ model: any CRUDModel.Type) -> CRUDDecoderError {
+        let name = String(describing: model)
+        let table = model.crudSchema.name
+        return CRUDDecoderError("reading \(name)\(table == name ? "" : " (table \"\(table)\")"): \(msg)")
+    }
 }
 
 /// A model property could not be stored: a `UInt64` above `Int64.max`, a column position that does

@@ -60,7 +60,7 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
     func failed(_ error: any Error) -> any Error {
         finish()
         if let decoding = error as? CRUDDecoderError {
-            return CRUDLogging.logged(CRUDDecoderError("reading \(Model.crudSchema.name): \(decoding.msg)"))
+            return CRUDLogging.logged(decoding.reading(Model.self))
         }
         return CRUDLogging.logged(error)
     }
@@ -97,7 +97,7 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
                 do {
                     groups[key, default: []].append(try Child(crudRow: statement))
                 } catch let error as CRUDDecoderError {
-                    throw CRUDDecoderError("reading \(Child.crudSchema.name): \(error.msg)")
+                    throw error.reading(Child.self)
                 }
             }
         }

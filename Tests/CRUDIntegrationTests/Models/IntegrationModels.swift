@@ -145,3 +145,8 @@ struct ColumnType: CRUDModel {
     let column_name: String
     let data_type: String
 }
+
+struct Flag: CRUDModel {
+    let id: Int
+    let on: Bool
+}

@@ -1,10 +1,14 @@
 import Foundation
 import Testing
 
-/// An executable of this package, built next to the test bundle (`swift build` and `swift test`
-/// build every product).
+/// A program the tests run: one of this package's executables, built next to the test bundle
+/// (`swift build` and `swift test` build every product), or another at a known path.
 struct BuiltProgram {
     let url: URL
+
+    init(_ url: URL) {
+        self.url = url
+    }
 
     init(_ name: String) throws {
         let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()

@@ -8,6 +8,7 @@ import Foundation
 //   crud-test-probe log file PATH return|exit   six events to a log file, then end main that way
 //   crud-test-probe log console - return|exit   the same on standard output
 //   crud-test-probe commit PATH                 committed transactions until killed, each reported
+//   crud-test-probe read-then-write PATH        counts Ledger rows, then tries to write one; reports both
 
 struct Ledger: CRUDModel {
     let id: Int
@@ -39,7 +40,18 @@ case ("commit", 2):
         fflush(nil)
         transaction += 1
     }
+case ("read-then-write", 2):
+    CRUDLogging.queryLogDestinations = []
+    CRUDLogging.errorLogDestinations = []
+    do {
+        let db = Database(configuration: try SQLiteDatabaseConfiguration(arguments.last!))
+        print("rows: \(try db.table(Ledger.self).count())")
+        try db.table(Ledger.self).insert(Ledger(id: -1, transaction: -1, entry: -1))
+        print("written")
+    } catch {
+        print("error: \(error)")
+    }
 default:
-    FileHandle.standardError.write(Data("usage: crud-test-probe log file|console PATH return|exit, or commit PATH\n".utf8))
+    FileHandle.standardError.write(Data("usage: crud-test-probe log file|console PATH return|exit, commit PATH, or read-then-write PATH\n".utf8))
     exit(2)
 }
