@@ -150,3 +150,10 @@ struct Flag: CRUDModel {
     let id: Int
     let on: Bool
 }
+
+/// The rows `crud-test-probe commit` writes: ten per transaction.
+struct Ledger: CRUDModel {
+    let id: Int
+    let transaction: Int
+    let entry: Int
+}

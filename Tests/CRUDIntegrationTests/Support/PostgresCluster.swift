@@ -33,7 +33,7 @@ struct PostgresCluster: Sendable {
         let data = directory.appending(path: "data")
         let stop = command(binaries.appending(path: "pg_ctl"), ["-D", data.path, "-m", "fast", "-w", "stop"], asPostgres: asPostgres)
         let cleanUp = "[ -f \(shellQuoted(data.appending(path: "postmaster.pid").path)) ] && \(stop.map(shellQuoted).joined(separator: " ")) >/dev/null 2>&1; rm -rf \(shellQuoted(directory.path))"
-        let cluster = PostgresCluster(binaries: binaries, directory: directory, port: try freePort(), asPostgres: asPostgres,
+        var cluster = PostgresCluster(binaries: binaries, directory: directory, port: try freePort(), asPostgres: asPostgres,
                                       reaperKey: TestResourceReaper.shared.register(cleanUp: cleanUp))
         do {
             let passwordFile = directory.appending(path: "password")
@@ -41,7 +41,16 @@ struct PostgresCluster: Sendable {
             if asPostgres { try Spawn.run(["/bin/chown", "-R", "postgres:postgres", directory.path]) }
             try cluster.tool("initdb", ["-D", data.path, "-U", "postgres", "--pwfile=\(passwordFile.path)", "-E", "UTF8",
                                         "--locale=C", "--auth-local=trust", "--auth-host=scram-sha-256", "--no-sync"])
-            try cluster.control("start")
+            // A port found free can be taken before the server binds it: then try another.
+            for attempt in 1 ... 5 {
+                do {
+                    try cluster.control("start")
+                    break
+                } catch let error as PostgresUnavailable where attempt < 5 && error.description.contains("Address already in use") {
+                    cluster = PostgresCluster(binaries: binaries, directory: directory, port: try freePort(), asPostgres: asPostgres,
+                                              reaperKey: cluster.reaperKey)
+                }
+            }
         } catch {
             cluster.stop()
             throw error
@@ -54,12 +63,19 @@ struct PostgresCluster: Sendable {
         TestResourceReaper.shared.release(reaperKey)
     }
 
-    /// Starts, stops or restarts the server, waiting until it has done so.
+    /// Starts, stops or restarts the server, waiting until it has done so. A failure quotes the
+    /// server's log.
     func control(_ action: String) throws {
-        var arguments = ["-D", data.path, "-l", directory.appending(path: "log").path, "-w", "-t", "60"]
+        let log = directory.appending(path: "log")
+        var arguments = ["-D", data.path, "-l", log.path, "-w", "-t", "60"]
         if action == "stop" || action == "restart" { arguments += ["-m", "fast"] }
         arguments += ["-o", "-p \(port) -c listen_addresses=127.0.0.1 -k \(directory.path) -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300", action]
-        try tool("pg_ctl", arguments)
+        do {
+            try tool("pg_ctl", arguments)
+        } catch let failure as PostgresUnavailable {
+            let logged = (try? String(contentsOf: log, encoding: .utf8)) ?? "(no server log)"
+            throw PostgresUnavailable(description: failure.description + "\nserver log:\n" + logged.suffix(2_000))
+        }
     }
 
     private func tool(_ name: String, _ arguments: [String]) throws {
@@ -87,21 +103,27 @@ struct PostgresCluster: Sendable {
             && FileManager.default.isExecutableFile(atPath: $0.appending(path: "initdb").path) }
     }
 
+    /// A port no process listens on, below the kernel's ephemeral range (32768 and up on Linux), so
+    /// that no client socket of the tests can take it while the server restarts.
     private static func freePort() throws -> Int {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0 ..< 100 {
+            let port = Int.random(in: 20_000 ..< 32_000, using: &generator)
+            if canBind(port) { return port }
+        }
+        throw PostgresUnavailable(description: "cannot find a free port between 20000 and 32000")
+    }
+
+    private static func canBind(_ port: Int) -> Bool {
         let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw PostgresUnavailable(description: "cannot open a socket to find a free port") }
+        guard socket >= 0 else { return false }
         defer { close(socket) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(socket, pointer, length) == 0 && getsockname(socket, pointer, &length) == 0
-            }
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
-        guard bound else { throw PostgresUnavailable(description: "cannot find a free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
