@@ -18,7 +18,13 @@ let usage = """
 
     """
 
-struct CommandLineError: Error {
+/// Bad arguments: printed with the usage text.
+struct UsageError: Error {
+    var message: String
+}
+
+/// A file that cannot be read or written: printed alone, since the arguments were fine.
+struct FileError: Error {
     var message: String
 }
 
@@ -35,22 +41,22 @@ struct Options {
         while let argument = remaining.popFirst() {
             switch argument {
             case "-o", "--output":
-                guard let value = remaining.popFirst() else { throw CommandLineError(message: "\(argument) needs a file path") }
+                guard let value = remaining.popFirst() else { throw UsageError(message: "\(argument) needs a file path") }
                 output = value
             case "--root":
-                guard let value = remaining.popFirst() else { throw CommandLineError(message: "--root needs a directory") }
+                guard let value = remaining.popFirst() else { throw UsageError(message: "--root needs a directory") }
                 root = value
             case "--":
                 inputs += remaining
                 remaining = []
             case _ where argument.hasPrefix("-") && argument.count > 1:
-                throw CommandLineError(message: "unknown option '\(argument)'")
+                throw UsageError(message: "unknown option '\(argument)'")
             default:
                 inputs.append(argument)
             }
         }
-        guard let output else { throw CommandLineError(message: "missing --output <file>") }
-        guard !inputs.isEmpty else { throw CommandLineError(message: "no input files or directories given") }
+        guard let output else { throw UsageError(message: "missing --output <file>") }
+        guard !inputs.isEmpty else { throw UsageError(message: "no input files or directories given") }
         self.output = output
         self.root = root
         self.inputs = inputs
@@ -69,14 +75,14 @@ func collectSwiftFiles(_ inputs: [String], excluding output: String) throws -> [
     for input in inputs {
         var isDirectory: ObjCBool = false
         guard fileManager.fileExists(atPath: input, isDirectory: &isDirectory) else {
-            throw CommandLineError(message: "cannot read '\(input)': no such file or directory")
+            throw FileError(message: "cannot read '\(input)': no such file or directory")
         }
         guard isDirectory.boolValue else {
             files.append(input)
             continue
         }
         guard let enumerator = fileManager.enumerator(atPath: input) else {
-            throw CommandLineError(message: "cannot list directory '\(input)'")
+            throw FileError(message: "cannot list directory '\(input)'")
         }
         while let relative = enumerator.nextObject() as? String {
             let last = (relative as NSString).lastPathComponent
@@ -103,15 +109,19 @@ func relativeName(_ path: String, root: String) -> String {
 /// Writes `contents` unless the file already holds exactly that.
 func writeIfChanged(_ contents: String, to path: String) throws {
     let data = Data(contents.utf8)
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+        throw FileError(message: "cannot write '\(path)': it is a directory")
+    }
     if let existing = FileManager.default.contents(atPath: path), existing == data { return }
     let directory = (path as NSString).deletingLastPathComponent
-    if !directory.isEmpty {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    }
     do {
+        if !directory.isEmpty {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
         try data.write(to: URL(fileURLWithPath: path), options: .atomic)
     } catch {
-        throw CommandLineError(message: "cannot write '\(path)': \(error.localizedDescription)")
+        throw FileError(message: "cannot write '\(path)': \(error.localizedDescription)")
     }
 }
 
@@ -127,7 +137,7 @@ func run() -> Int32 {
         var inputs: [GeneratorInput] = []
         for path in paths {
             guard let contents = FileManager.default.contents(atPath: path) else {
-                throw CommandLineError(message: "cannot read '\(path)'")
+                throw FileError(message: "cannot read '\(path)'")
             }
             inputs.append(GeneratorInput(file: SourceFile(path: path, bytes: Array(contents)), name: relativeName(path, root: options.root)))
         }
@@ -139,8 +149,11 @@ func run() -> Int32 {
         guard let source = output.source else { return 1 }
         try writeIfChanged(source, to: options.output)
         return 0
-    } catch let error as CommandLineError {
+    } catch let error as UsageError {
         FileHandle.standardError.write(Data("crud-gen: error: \(error.message)\n\n\(usage)".utf8))
+        return 2
+    } catch let error as FileError {
+        FileHandle.standardError.write(Data("crud-gen: error: \(error.message)\n".utf8))
         return 2
     } catch {
         FileHandle.standardError.write(Data("crud-gen: error: \(error)\n".utf8))

@@ -25,6 +25,20 @@ struct CommandLineTests {
         let missingInput = try runProcess(Paths.crudGen, ["--output", "/tmp/x.swift", "/nonexistent/Models.swift"])
         #expect(missingInput.status == 2)
         #expect(missingInput.error.contains("cannot read '/nonexistent/Models.swift'"))
+        #expect(!missingInput.error.contains("USAGE"), "a file problem prints only the error")
+    }
+
+    @Test("an output file that cannot be written prints only the error and exits 2")
+    func unwritableOutput() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let model = directory.appending(path: "Car.swift")
+        try "struct Car: CRUDModel {\n    let id: Int\n}\n".write(to: model, atomically: true, encoding: .utf8)
+        let output = directory.appending(path: "Out.swift")
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        let result = try runProcess(Paths.crudGen, ["--output", output.path, model.path])
+        #expect(result.status == 2)
+        #expect(result.error == "crud-gen: error: cannot write '\(output.path)': it is a directory\n")
     }
 
     @Test("directories are searched, the header lists inputs relative to --root, and an unchanged output is not rewritten")

@@ -99,7 +99,17 @@ struct DiagnosticTests {
 
     @Test("generic models, private models and hidden setters")
     func visibility() {
-        #expect(errors("struct Box<T>: CRUDModel { let id: Int }").first?.contains("'Box' is generic") == true)
+        #expect(errors("public struct Box<T>: CRUDModel { let id: Int }")
+            == ["Model.swift:1:15: error: 'Box' is generic; a model needs one fixed table layout: make a non-generic struct for each table"],
+            "the error points at the type's name")
+        #expect(errors("struct Outer<T> {\n    struct Inner: CRUDModel { let id: Int }\n}") == [
+            "Model.swift:2:12: error: 'Outer.Inner' is nested in generic type 'Outer', so it is generic too; "
+                + "a model needs one fixed table layout: declare it outside 'Outer'",
+        ])
+        #expect(errors("struct Outer<T> {}\nextension Outer {\n    struct Inner: CRUDModel { let id: Int }\n}").first?
+            .hasPrefix("Model.swift:3:12: error: 'Outer.Inner' is nested in generic type 'Outer'") == true)
+        #expect(errors("struct Outer<T> { struct Inner {} }\nextension Outer.Inner: CRUDModel {}").first?
+            .contains("'Outer.Inner' is nested in generic type 'Outer'") == true)
         #expect(errors("private struct Secret: CRUDModel { let id: Int }").first?.contains("is private to its file") == true)
         #expect(errors("struct Outer { private struct Secret: CRUDModel { let id: Int } }").first?.contains("is private to its file") == true)
         #expect(errors("struct S: CRUDModel {\n    let id: Int\n    private var hidden: Int\n}") == ["Model.swift:3:17: error: property 'hidden' is private, so the generated row reader in another file cannot set it: make it internal (or wider)"])

@@ -66,12 +66,22 @@ struct FuzzTests {
         for iteration in 0 ..< 3_000 {
             let bytes = Self.mutate(corpus[iteration % corpus.count], &random)
             let output = Generator.generate([GeneratorInput(file: SourceFile(path: "fuzz\(iteration).swift", bytes: bytes), name: "fuzz.swift")])
-            let hasErrors = output.diagnostics.contains { $0.severity == .error }
-            #expect(hasErrors == (output.source == nil), "iteration \(iteration)")
-            for diagnostic in output.diagnostics {
-                #expect(diagnostic.line >= 1 && diagnostic.column >= 1)
-            }
+            Self.checkInvariants(output, of: bytes, "iteration \(iteration)")
         }
+    }
+
+    /// What must hold for any input: each diagnostic points inside its file, and the generated file
+    /// has one section per model found, in the order reported.
+    static func checkInvariants(_ output: GeneratorOutput, of bytes: [UInt8], _ comment: Comment) {
+        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        for diagnostic in output.diagnostics {
+            let inside = diagnostic.line >= 1 && diagnostic.line <= lines.count
+                && diagnostic.column >= 1 && diagnostic.column <= lines[diagnostic.line - 1].count + 1
+            #expect(inside, "\(comment): \(diagnostic) lies outside the file's \(lines.count) lines")
+        }
+        guard let source = output.source else { return }
+        let sections = source.split(separator: "\n").filter { $0.hasPrefix("// MARK: - ") && $0 != "// MARK: - Column value conformances" }
+        #expect(sections.map { String($0.dropFirst("// MARK: - ".count)) } == output.modelNames, "\(comment)")
     }
 
     @Test("deep nesting of braces, parentheses, types, interpolations and comments", .timeLimit(.minutes(1)))
@@ -88,9 +98,8 @@ struct FuzzTests {
             String(repeating: "#if A\n", count: depth) + "struct S: CRUDModel { let id: Int }",
             String(repeating: "}", count: depth) + "struct S: CRUDModel { let id: Int }",
         ]
-        for input in inputs {
-            let output = generate(input)
-            #expect(output.source != nil || !output.diagnostics.isEmpty)
+        for (number, input) in inputs.enumerated() {
+            Self.checkInvariants(generate(input), of: Array(input.utf8), "input \(number)")
         }
     }
 
@@ -100,7 +109,7 @@ struct FuzzTests {
         for _ in 0 ..< 500 {
             let bytes = (0 ..< Int.random(in: 0 ... 2_000, using: &random)).map { _ in UInt8.random(in: 0 ... 255, using: &random) }
             let output = Generator.generate([GeneratorInput(file: SourceFile(path: "r.swift", bytes: bytes), name: "r.swift")])
-            #expect(output.source != nil || !output.diagnostics.isEmpty)
+            Self.checkInvariants(output, of: bytes, "random input")
         }
     }
 }

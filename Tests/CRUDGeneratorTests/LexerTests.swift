@@ -41,6 +41,17 @@ struct LexerTests {
         #expect(texts(#""" "#) == [#""""#])
     }
 
+    @Test("#\"\"\"# and its longer forms are one-line strings, as Swift reads them; #\"\"\" with a new line opens a multi-line one")
+    func rawQuoteStrings() {
+        #expect(lex("let q = #\"\"\"#\nstruct P: CRUDModel {}").map(\.1) == ["let", "q", "=", "#\"\"\"#", "struct", "P", ":", "CRUDModel", "{", "}"])
+        #expect(texts("a ##\"\"\"## b") == ["a", "##\"\"\"##", "b"])
+        #expect(texts("a #\"\"# b") == ["a", "#\"\"#", "b"])
+        #expect(texts("a #\"\"\"quoted\"# b") == ["a", "#\"\"\"quoted\"#", "b"])
+        #expect(texts("a ##\"\"\"#\"## b") == ["a", "##\"\"\"#\"##", "b"], "a quote with too few hashes does not close it")
+        #expect(texts("a #\"\"\"\nstruct In {}\n\"\"\"# b") == ["a", "#\"\"\"\nstruct In {}\n\"\"\"#", "b"])
+        #expect(texts("a \"\"\"\nx\"#\n\"\"\" b") == ["a", "\"\"\"\nx\"#\n\"\"\"", "b"], "without hashes, \"\"\" always opens a multi-line string")
+    }
+
     @Test("multi-line strings hold declarations and quotes without ending early")
     func multilineStrings() {
         let source = "let s = \"\"\"\n    struct X: CRUDModel {\n    \"quoted\" \"\" \\\"\"\"\n    \"\"\"\nafter"

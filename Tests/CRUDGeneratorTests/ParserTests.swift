@@ -152,4 +152,44 @@ struct ParserTests {
             """)
         #expect(parsed.types[0].properties.map(\.name) == ["b", "c"])
     }
+
+    @Test("commas inside generic arguments of an initializer do not split the bindings; a spaced < is a comparison")
+    func genericArgumentsInInitializers() throws {
+        let parsed = parse("""
+            struct S {
+                let cache = Dictionary<String, Int>()
+                var pair = Pair<Int, Int>(), name: String
+                var nested: Int = f(Array<Dictionary<String, [Int]>>().count, Set<Int>.init().count), after: Bool
+                let x = a < b, y: Int
+                let z = a<b, w: Int
+                var tuple: (Int, Int) = (Array<Int>().count, 1), last: Double
+            }
+            """)
+        let properties = try #require(parsed.types.first).properties
+        #expect(properties.map(\.name) == ["cache", "pair", "name", "nested", "after", "x", "y", "z", "w", "tuple", "last"])
+        #expect(properties.map(\.type) == [nil, nil, "String", "Int", "Bool", nil, "Int", nil, "Int", "(Int,Int)", "Double"])
+    }
+
+    @Test("imports keep their attributes whole, but never @_exported")
+    func importAttributes() {
+        let output = generate("""
+            @_spi(Internals) import CRUD
+            @_documentation(visibility: internal) @_exported import AsyncKit
+            @preconcurrency import Dispatch
+            struct Model: CRUDModel { let id: Int }
+            """)
+        let source = output.source ?? ""
+        #expect(source.contains("\n@_spi(Internals) import CRUD\n"))
+        #expect(source.contains("\n@_documentation(visibility: internal) import AsyncKit\n"))
+        #expect(source.contains("\n@preconcurrency import Dispatch\n"))
+        #expect(!source.contains("@_exported"), "the generated file never re-exports a module")
+    }
+
+    @Test("a target with no models gets a file that declares and imports nothing")
+    func noModels() {
+        let output = generate("@_exported import Foundation\nstruct Plain { let id: Int }\n")
+        let code = (output.source ?? "x").split(separator: "\n").filter { !$0.hasPrefix("//") }
+        #expect(output.source != nil)
+        #expect(code.isEmpty, "\(code)")
+    }
 }

@@ -148,6 +148,19 @@ struct GeneratedCodeTests {
         #expect(TortureStrings.crudSchema.columns.map(\.name) == ["id", "text", "note"])
     }
 
+    @Test("constructs from real packages: #\"\"\"# strings, generic arguments in initializers, per-branch structs marked by an extension, CodingKeys order")
+    func realCode() {
+        #expect(BetweenRawQuotes.crudSchema.columns.map(\.name) == ["id", "name"])
+        #expect(GenericInitializers.crudSchema.columns.map(\.name) == ["id", "total", "name", "rank"])
+        #if os(Linux)
+        #expect(PerBranch.crudSchema.columns.map(\.name) == ["id", "linuxOnly"])
+        #else
+        #expect(PerBranch.crudSchema.columns.map(\.name) == ["id"])
+        #endif
+        #expect(ReorderedKeys.crudSchema.columns.map(\.name) == ["c", "a", "bee"])
+        #expect(ReorderedKeys.crudColumnIndex(of: \ReorderedKeys.b) == 2)
+    }
+
     @Test("Sqlable's Bicycle: an optional id is still the primary-key candidate")
     func bicycle() throws {
         #expect(Bicycle.crudSchema.primaryKey == 0)

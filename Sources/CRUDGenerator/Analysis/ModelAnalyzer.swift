@@ -92,6 +92,16 @@ struct ModelAnalyzer {
             || extensionsOf(qualifiedName).contains { Self.lists($0.declaration.inheritance, protocolName) }
     }
 
+    /// The innermost enclosing type of `qualifiedName` that has generic parameters, if any.
+    private func enclosingGenericType(of qualifiedName: String) -> String? {
+        let parts = qualifiedName.split(separator: ".")
+        for length in stride(from: parts.count - 1, through: 1, by: -1) {
+            let enclosing = parts.prefix(length).joined(separator: ".")
+            if types[enclosing]?.contains(where: { $0.declaration.isGeneric }) == true { return enclosing }
+        }
+        return nil
+    }
+
     private func isModel(_ qualifiedName: String) -> Bool {
         guard let declaration = types[qualifiedName]?.first?.declaration, declaration.kind == .struct else { return false }
         return conforms(qualifiedName, to: "CRUDModel")
@@ -105,15 +115,18 @@ struct ModelAnalyzer {
             let declaration = located.declaration
             guard Self.lists(declaration.inheritance, "CRUDModel") else { continue }
             if declaration.kind == .extension {
-                guard let target = resolve(declaration.name, from: []), let original = types[target]?.first else {
+                guard let target = resolve(declaration.name, from: []), let originals = types[target], !originals.isEmpty else {
                     error(located.file, declaration.offset,
                           "extension of '\(declaration.name)' adds CRUDModel, but this target declares no struct '\(declaration.name)'; "
                               + "models must be structs declared in the target that the generator reads")
                     continue
                 }
-                let key = target + "\u{0}" + (original.declaration.condition ?? "")
-                if seen.insert(key).inserted {
-                    analyzeModel(original, conformance: located)
+                // A struct declared once per `#if` branch gets code for each branch, under its condition.
+                for original in originals {
+                    let key = target + "\u{0}" + (original.declaration.condition ?? "")
+                    if seen.insert(key).inserted {
+                        analyzeModel(original, conformance: located)
+                    }
                 }
             } else {
                 let key = located.qualifiedName + "\u{0}" + (declaration.condition ?? "")
@@ -144,8 +157,13 @@ struct ModelAnalyzer {
             return
         }
         if declaration.isGeneric {
-            return error(located.file, declaration.offset,
+            return error(located.file, declaration.nameOffset,
                          "'\(name)' is generic; a model needs one fixed table layout: make a non-generic struct for each table")
+        }
+        if let outer = enclosingGenericType(of: name) {
+            return error(located.file, declaration.nameOffset,
+                         "'\(name)' is nested in generic type '\(outer)', so it is generic too; a model needs one fixed table layout: "
+                             + "declare it outside '\(outer)'")
         }
         guard let access = accessPrefix(for: located) else { return }
 
@@ -158,7 +176,17 @@ struct ModelAnalyzer {
         let errorsBefore = errorCount
         let scope = located.scope + [declaration.name]
 
-        for property in declaration.properties {
+        // Synthesized `encode(to:)` writes keys in the order of the CodingKeys cases, and Perfect-CRUD
+        // created its tables in that order: columns follow it (properties it leaves out come last,
+        // for their diagnostics).
+        var properties = declaration.properties
+        if let codingKeys {
+            let position = Dictionary(codingKeys.cases.enumerated().map { ($0.element.name, $0.offset) }, uniquingKeysWith: { first, _ in first })
+            properties = properties.enumerated()
+                .sorted { (position[$0.element.name] ?? Int.max, $0.offset) < (position[$1.element.name] ?? Int.max, $1.offset) }
+                .map(\.element)
+        }
+        for property in properties {
             if property.isStatic || property.isComputed || property.isLazy { continue }
             if property.isLet && property.hasInitializer { continue }
             let file = located.file

@@ -9,6 +9,12 @@ struct ModelEmitter {
         writer.line("//")
         writer.line("// Inputs:")
         for name in inputNames { writer.line("//   " + name) }
+        // With no models the file declares nothing and imports nothing, so it compiles in any target.
+        guard !models.isEmpty || !conformances.isEmpty else {
+            writer.line("//")
+            writer.line("// No CRUDModel types were found in these inputs.")
+            return writer.text
+        }
         writer.line()
         writeImports(imports, into: &writer)
         for model in models {

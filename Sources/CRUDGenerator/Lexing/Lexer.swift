@@ -198,6 +198,7 @@ public struct Lexer {
     /// Lexes a string literal whose opening quote is at `position`, after `hashes` `#` characters.
     private mutating func lexString(hashes: Int, nesting: Int) {
         let multiline = byte(at: position + 1) == Ascii.quote && byte(at: position + 2) == Ascii.quote
+            && !closesOnSameLine(hashes: hashes, from: position + 2)
         position += multiline ? 3 : 1
         let quotesToClose = multiline ? 3 : 1
         while position < bytes.count {
@@ -220,6 +221,19 @@ public struct Lexer {
                 position += 1
             }
         }
+    }
+
+    /// Whether a raw string whose opening looks like a multi-line delimiter (`#"""`) is really a
+    /// one-line string, as Swift reads it: a quote followed by the closing `#`s before the end of the
+    /// line closes it (`#"""#` is the string `"`). Without `#`s, `"""` always opens a multi-line string.
+    private func closesOnSameLine(hashes: Int, from offset: Int) -> Bool {
+        guard hashes > 0 else { return false }
+        var index = offset
+        while index < bytes.count, bytes[index] != Ascii.newline, bytes[index] != Ascii.carriageReturn {
+            if bytes[index] == Ascii.quote, followedByHashes(hashes, from: index + 1) { return true }
+            index += 1
+        }
+        return false
     }
 
     private func followedByHashes(_ count: Int, from offset: Int) -> Bool {

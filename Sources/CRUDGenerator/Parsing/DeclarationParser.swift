@@ -147,7 +147,8 @@ struct DeclarationParser {
         var members = Members()
         var frames: [ConditionFrame] = []
         var modifiers: [String] = []
-        var attributes: [String] = []
+        /// The attributes before the next declaration: each name, and its whole spelling with arguments.
+        var attributes: [(name: String, spelling: String)] = []
         func condition() -> [String] { scope.condition + frames.flatMap(\.current) }
 
         while let token = current {
@@ -162,11 +163,12 @@ struct DeclarationParser {
                 modifiers = []
                 attributes = []
             case .punctuation where isPunctuation(token, Ascii.at):
+                let start = index
                 index += 1
                 if let attribute = current, attribute.kind == .identifier {
-                    attributes.append(name(attribute))
                     index += 1
                     skipAdjacentParentheses(after: attribute)
+                    attributes.append((name(attribute), file.text(tokens[start].start ..< tokens[index - 1].end)))
                 }
             case .pound:
                 readDirective(token, frames: &frames)
@@ -187,7 +189,7 @@ struct DeclarationParser {
                     modifiers = []
                     attributes = []
                 } else if word == "var" || word == "let" {
-                    parseProperties(isLet: word == "let", modifiers: modifiers, attributes: attributes,
+                    parseProperties(isLet: word == "let", modifiers: modifiers, attributes: attributes.map(\.name),
                                     isConditional: !frames.isEmpty, into: &members.properties)
                     modifiers = []
                     attributes = []
@@ -208,8 +210,10 @@ struct DeclarationParser {
                     index += 1
                     while let next = current, !next.startsLine { index += 1 }
                     if !scope.isBody {
-                        let spelled = attributes.map { "@\($0) " }.joined() + modifiers.map { $0 + " " }.joined()
-                            + compactText(start ..< index)
+                        // Attributes are copied whole (`@_spi(Name)`), except `@_exported`: the
+                        // generated file must never re-export a module.
+                        let spelled = attributes.filter { $0.name != "_exported" }.map { $0.spelling + " " }.joined()
+                            + modifiers.map { $0 + " " }.joined() + compactText(start ..< index)
                         let clause = condition()
                         members.imports.append(ImportDeclaration(
                             text: spelled, condition: clause.isEmpty ? nil : clause.joined(separator: " && ")))
@@ -303,7 +307,7 @@ struct DeclarationParser {
             if isOpener(next) { skipBalanced() } else { index += 1 }
         }
         var declaration = TypeDeclaration(
-            kind: kind, name: typeName, enclosing: scope.enclosing, offset: keyword.start,
+            kind: kind, name: typeName, enclosing: scope.enclosing, offset: keyword.start, nameOffset: nameToken.start,
             inheritance: inheritance, isGeneric: isGeneric, modifiers: modifiers,
             condition: condition.isEmpty ? nil : condition.joined(separator: " && "))
         guard let open = current, isPunctuation(open, Ascii.openBrace) else { return declaration }
@@ -466,9 +470,58 @@ struct DeclarationParser {
             if isPunctuation(token, Ascii.openBrace), index > start, isObserverBlock(at: index) { return }
             if isOpener(token) {
                 skipBalanced()
-            } else {
+            } else if !skipGenericArguments() {
                 index += 1
             }
+        }
+    }
+
+    /// Moves past a generic argument clause (`Dictionary<String, Int>()`) when the token at `index`
+    /// opens one, so its commas do not end the expression; returns whether it did. As in Swift, the
+    /// `<` must touch the name before it, the clause must hold only type syntax, and what follows its
+    /// `>` must be able to follow a type: `a < b, c: Int` is a comparison.
+    private mutating func skipGenericArguments() -> Bool {
+        guard let open = current, isOperator(open, "<"), index > 0,
+              tokens[index - 1].kind == .identifier, tokens[index - 1].end == open.start
+        else { return false }
+        let saved = index
+        var depth = 0
+        scan: while let token = current, index - saved < 512 {
+            switch token.kind {
+            case .identifier:
+                index += 1
+            case .operator:
+                let spelling = text(token)
+                guard spelling == "->" || spelling.allSatisfy({ "<>?!&.".contains($0) }) else { break scan }
+                depth += angleBalance(token)
+                index += 1
+                if depth <= 0 {
+                    guard let next = current, !next.startsLine, !canFollowType(next) else { return true }
+                    break scan
+                }
+            case .punctuation where isPunctuation(token, Ascii.comma) || isPunctuation(token, Ascii.colon):
+                index += 1
+            case .punctuation where isPunctuation(token, Ascii.openParen) || isPunctuation(token, Ascii.openBracket):
+                skipBalanced()
+            default:
+                break scan
+            }
+        }
+        index = saved
+        return false
+    }
+
+    /// Whether `token` can come right after a type in an expression: `(`, `)`, `.`, `,`, `?`, `!` and
+    /// the like, as Swift requires after a generic argument clause.
+    private func canFollowType(_ token: Token) -> Bool {
+        switch token.kind {
+        case .punctuation:
+            return !isPunctuation(token, Ascii.openBrace)
+        case .operator:
+            let spelling = text(token)
+            return spelling.hasPrefix(".") || spelling.hasPrefix("?") || spelling.hasPrefix("!") || spelling == "==" || spelling == "="
+        default:
+            return false
         }
     }
 

@@ -24,6 +24,8 @@ struct TypeDeclaration {
     var enclosing: [String]
     /// Byte offset of the keyword (`struct`), where diagnostics about the whole type point.
     var offset: Int
+    /// Byte offset of the name, where diagnostics about the name or its generic parameters point.
+    var nameOffset: Int
     /// The inheritance list as written, one entry per type, without spaces (`CRUD.CRUDModel`).
     var inheritance: [String]
     var isGeneric: Bool
