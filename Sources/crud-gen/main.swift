@@ -90,8 +90,11 @@ func collectSwiftFiles(_ inputs: [String], excluding output: String) throws -> [
                 enumerator.skipDescendants()
                 continue
             }
-            if relative.hasSuffix(".swift") {
-                files.append((input as NSString).appendingPathComponent(relative))
+            let path = (input as NSString).appendingPathComponent(relative)
+            // A folder may be named like a Swift file (a checkout of `GRDB.swift`): it is searched, not read.
+            var isFolder: ObjCBool = false
+            if relative.hasSuffix(".swift"), fileManager.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue {
+                files.append(path)
             }
         }
     }

@@ -49,14 +49,17 @@ struct CommandLineTests {
         try FileManager.default.createDirectory(at: models.appending(path: "Nested"), withIntermediateDirectories: true)
         try "struct Car: CRUDModel {\n    let id: Int\n}\n".write(to: models.appending(path: "Car.swift"), atomically: true, encoding: .utf8)
         try "struct Wheel: CRUDModel {\n    let id: Int\n}\n".write(to: models.appending(path: "Nested/Wheel.swift"), atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(at: models.appending(path: "Checkout.swift/Sources"), withIntermediateDirectories: true)
+        try "struct Seat: CRUDModel {\n    let id: Int\n}\n".write(to: models.appending(path: "Checkout.swift/Sources/Seat.swift"), atomically: true, encoding: .utf8)
         let output = models.appending(path: "Generated.swift")
 
         let first = try runProcess(Paths.crudGen, ["--output", output.path, "--root", directory.path, models.path])
         #expect(first.status == 0, "\(first.error)")
         let text = try String(contentsOf: output, encoding: .utf8)
-        #expect(text.contains("//   Models/Car.swift\n//   Models/Nested/Wheel.swift\n"))
+        #expect(text.contains("//   Models/Car.swift\n//   Models/Checkout.swift/Sources/Seat.swift\n//   Models/Nested/Wheel.swift\n"),
+                "a folder named like a Swift file is searched, not read")
         #expect(!text.contains("Generated.swift"))
-        #expect(text.contains("extension Car {") && text.contains("extension Wheel {"))
+        #expect(text.contains("extension Car {") && text.contains("extension Wheel {") && text.contains("extension Seat {"))
 
         let past = Date(timeIntervalSinceNow: -3_600)
         try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: output.path)
