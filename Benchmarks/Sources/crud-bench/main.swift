@@ -223,6 +223,7 @@ func runPostgres(_ options: Options, selected: [String], dataset: Dataset) throw
     let names = implementations.map(\.name)
     let clock = ContinuousClock()
     let cluster = try PostgresCluster.start()
+    defer { cluster.stop() }
     let server = "postgresql://postgres:\(PostgresCluster.password)@127.0.0.1:\(cluster.port)/postgres"
     print("PostgreSQL: throwaway server on port \(cluster.port)")
     let readURL = try PostgresBenchDatabase.create(server: server, schema: "bench_read")
