@@ -5,8 +5,9 @@ import Foundation
 /// One libpq connection with its prepared statements.
 ///
 /// Every statement is prepared once per session under a name and run with `PQexecPrepared`,
-/// parameters and results in binary. When the server goes away, the failing call throws; the next
-/// call resets the connection (and re-prepares what it runs), so a restarted server is picked up.
+/// parameters and results in binary. When the server goes away, the failing call throws and
+/// `isUsable` turns false; the pool replaces the connection, or the executor reconnects it (and
+/// re-prepares what it runs) at its next use outside a transaction.
 public final class PostgresConnection: CRUDConnection {
     public typealias Statement = PostgresStatement
 
@@ -14,7 +15,6 @@ public final class PostgresConnection: CRUDConnection {
 
     private(set) var handle: OpaquePointer
     public let dialect: any CRUDDialect = PostgresDialect()
-    public var transactionDepth = 0
     private var cache = CRUDStatementCache<PostgresStatement>(capacity: cacheCapacity)
     private var nextStatement = 0
     /// What the connection points at, for messages: `database "x" at host:port`.
@@ -76,15 +76,15 @@ public final class PostgresConnection: CRUDConnection {
         return CRUDSQLExeError("PostgreSQL error \(state ?? "") on \(target): \(message)", sql: sql, code: state, databaseMessage: message)
     }
 
-    /// After a lost connection, connects again; prepared statements and transactions died with the
-    /// old session. Never inside a transaction: its work is gone, and what the body runs next must
-    /// fail rather than commit on a new session of its own.
-    private func ensureConnected() throws {
-        guard PQstatus(handle) == CONNECTION_BAD else { return }
-        guard transactionDepth == 0 else {
-            throw CRUDSQLExeError("lost the connection to PostgreSQL \(target) inside a transaction: the server rolled it back, "
-                + "and nothing more runs in it; the outermost transaction throws, and the next call after it reconnects", code: "08006")
-        }
+    /// False once the connection to the server was lost; the pool then replaces it.
+    public var isUsable: Bool {
+        PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// Connects again after the connection was lost; prepared statements died with the old session.
+    /// The executor calls it only outside a transaction: a transaction's work is gone with its
+    /// session, and what its body runs next must fail rather than commit on a new session.
+    public func reconnect() throws {
         PQreset(handle)
         _ = cache.removeAll()
         guard PQstatus(handle) == CONNECTION_OK else {
@@ -92,6 +92,13 @@ public final class PostgresConnection: CRUDConnection {
             throw CRUDSQLExeError("cannot reconnect to PostgreSQL \(target): \(message)", code: "08006", databaseMessage: message)
         }
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
+    }
+
+    /// A lost connection fails every call until the executor reconnects it.
+    private func ensureConnected() throws {
+        guard PQstatus(handle) == CONNECTION_BAD else { return }
+        throw CRUDSQLExeError("lost the connection to PostgreSQL \(target); the next call outside a transaction reconnects",
+                              code: "08006")
     }
 
     /// Runs a command whose result only tells success or failure.
@@ -144,7 +151,7 @@ public final class PostgresConnection: CRUDConnection {
     /// `nil` when none has. Inside a transaction it runs under a savepoint, so asking cannot abort it.
     public func lastInsertId() throws -> Int? {
         try ensureConnected()
-        let guarded = transactionDepth > 0
+        let guarded = PQtransactionStatus(handle) != PQTRANS_IDLE
         if guarded { try execute("SAVEPOINT crud_lastval") }
         let result = PQexec(handle, "SELECT lastval()")
         defer { PQclear(result) }

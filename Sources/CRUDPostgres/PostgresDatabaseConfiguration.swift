@@ -2,8 +2,13 @@ import CRUD
 
 /// Connects to a PostgreSQL server:
 /// `Database(configuration: try PostgresDatabaseConfiguration(database: "app", host: "localhost"))`.
+///
+/// Connections come from a pool of between `minimumConnections` and `maximumConnections`; a caller
+/// waits up to `poolTimeout` for a free one. A connection broken by a server restart is replaced.
 public final class PostgresDatabaseConfiguration: DatabaseConfigurationProtocol {
-    public let connection: PostgresConnection
+    public let executor: CRUDExecutor<PostgresConnection>
+    /// What the first connection reached: `database "app" at host:port`.
+    public let target: String
 
     /// Connects with the README's parameters; those left `nil` take libpq's defaults (its `PG*`
     /// environment variables, then its built-in values).
@@ -11,26 +16,50 @@ public final class PostgresDatabaseConfiguration: DatabaseConfigurationProtocol 
     /// - Throws: `CRUDSQLExeError` naming the database, host and port and saying what failed:
     ///   refused connection, unknown host, wrong password, missing database, timeout.
     public convenience init(database: String, host: String, port: Int? = nil, username: String? = nil,
-                            password: String? = nil, connectTimeout: Int = 10) throws {
+                            password: String? = nil, connectTimeout: Int = 10, pool: PostgresPoolOptions = .init()) throws {
         var parameters = ["dbname": database, "host": host, "connect_timeout": String(connectTimeout)]
         parameters["port"] = port.map(String.init)
         parameters["user"] = username
         parameters["password"] = password
-        try self.init(parameters: parameters)
+        try self.init(parameters: parameters, pool: pool)
     }
 
     /// Connects with a connection URL: `postgresql://user:password@host:port/database?options…`.
     /// Parameters the URL leaves out take libpq's defaults.
     /// - Throws: `CRUDSQLExeError`, as above; also for a malformed URL.
-    public convenience init(url: String, connectTimeout: Int = 10) throws {
-        try self.init(parameters: ["dbname": url, "connect_timeout": String(connectTimeout)], expandDatabase: true)
+    public convenience init(url: String, connectTimeout: Int = 10, pool: PostgresPoolOptions = .init()) throws {
+        try self.init(parameters: ["dbname": url, "connect_timeout": String(connectTimeout)], expandDatabase: true, pool: pool)
     }
 
     /// Connects with any libpq connection keywords (`host`, `port`, `dbname`, `user`, `password`,
     /// `options`, `sslmode`, …); those left out take libpq's defaults.
-    public init(parameters: [String: String], expandDatabase: Bool = false) throws {
+    public init(parameters: [String: String], expandDatabase: Bool = false, pool: PostgresPoolOptions = .init()) throws {
         var parameters = parameters
         if parameters["connect_timeout"] == nil { parameters["connect_timeout"] = "10" }
-        connection = try PostgresConnection(parameters: parameters, expandDatabase: expandDatabase)
+        let first = try PostgresConnection(parameters: parameters, expandDatabase: expandDatabase)
+        target = first.target
+        let opened = parameters
+        executor = try CRUDExecutor(
+            layout: .interchangeable(minimum: pool.minimumConnections, maximum: max(1, pool.maximumConnections)),
+            first: first, timeout: pool.timeout, describe: "PostgreSQL \(first.target)"
+        ) { _ in
+            try PostgresConnection(parameters: opened, expandDatabase: expandDatabase)
+        }
+    }
+}
+
+/// The size of a PostgreSQL connection pool and how long a caller waits for a free connection.
+public struct PostgresPoolOptions: Sendable {
+    /// Connections kept open even when idle (the first one is opened at once).
+    public var minimumConnections: Int
+    /// The most connections open at once.
+    public var maximumConnections: Int
+    /// How long a caller waits for a free connection before `CRUDSQLExeError`.
+    public var timeout: Duration
+
+    public init(minimumConnections: Int = 1, maximumConnections: Int = 8, timeout: Duration = .seconds(10)) {
+        self.minimumConnections = minimumConnections
+        self.maximumConnections = maximumConnections
+        self.timeout = timeout
     }
 }

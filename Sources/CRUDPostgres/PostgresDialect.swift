@@ -36,7 +36,17 @@ public struct PostgresDialect: CRUDDialect {
         [max.map { "LIMIT \($0)" }, skip.map { "OFFSET \($0)" }].compactMap { $0 }.joined(separator: " ")
     }
 
-    public var beginTransaction: String { "BEGIN" }
+    /// `BEGIN`, with the isolation level and access mode asked for. SQLite's locking modes do not
+    /// exist here.
+    public func beginTransaction(_ mode: TransactionMode) throws -> String {
+        switch mode {
+        case .default: return "BEGIN"
+        case let .isolation(level, readOnly): return "BEGIN ISOLATION LEVEL \(level.rawValue)" + (readOnly ? " READ ONLY" : "")
+        case .deferred, .immediate, .exclusive:
+            throw CRUDSQLGenError("transaction(\(mode)): PostgreSQL has no such locking mode (it is SQLite's); "
+                + "use .default or .isolation(_:readOnly:)")
+        }
+    }
 
     public func zeroValue(_ type: CRUDColumnType) -> String {
         switch type {

@@ -13,16 +13,21 @@ public final class SQLiteConnection: CRUDConnection {
     /// The path the database was opened with, for error messages.
     public let path: String
     public let dialect: any CRUDDialect = SQLiteDialect()
-    public var transactionDepth = 0
+    /// An SQLite connection is not lost while it is open.
+    public let isUsable = true
+
+    public func reconnect() throws {}
     private var cache = CRUDStatementCache<SQLiteStatement>(capacity: cacheCapacity)
 
-    init(path: String, busyTimeout: Duration) throws {
+    /// Opens the database at `path`. A reader (`queryOnly`) refuses to write, so that a write routed
+    /// to it by mistake fails instead of competing with the writer.
+    init(path: String, busyTimeout: Duration, queryOnly: Bool = false) throws {
         self.path = path
         var opened = try Self.open(path, readOnly: false, busyTimeout: busyTimeout)
         do {
             // Reading the schema first makes a file that is not a database fail here, with its path.
             for setting in ["SELECT count(*) FROM sqlite_master", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL",
-                            "PRAGMA foreign_keys = ON", "PRAGMA case_sensitive_like = ON"] {
+                            "PRAGMA foreign_keys = ON", "PRAGMA case_sensitive_like = ON"] + (queryOnly ? ["PRAGMA query_only = ON"] : []) {
                 try Self.execute(setting, on: opened, path: path)
             }
         } catch where sqlite3_errcode(opened) & 0xff == SQLITE_READONLY {

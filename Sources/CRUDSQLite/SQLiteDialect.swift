@@ -26,9 +26,20 @@ public struct SQLiteDialect: CRUDDialect {
         "LIMIT \(max ?? "-1")" + (skip.map { " OFFSET \($0)" } ?? "")
     }
 
-    /// IMMEDIATE takes the write lock at once, so a transaction that writes later cannot fail
-    /// halfway for want of it; other connections wait (up to the busy timeout) instead.
-    public var beginTransaction: String { "BEGIN IMMEDIATE" }
+    /// By default IMMEDIATE, which takes the write lock at once, so a transaction that writes later
+    /// cannot fail halfway for want of it; other connections wait (up to the busy timeout) instead.
+    /// SQLite transactions are always serializable, so `.isolation(.serializable)` is IMMEDIATE too;
+    /// weaker levels and read-only transactions do not exist here.
+    public func beginTransaction(_ mode: TransactionMode) throws -> String {
+        switch mode {
+        case .default, .immediate, .isolation(.serializable, readOnly: false): return "BEGIN IMMEDIATE"
+        case .deferred: return "BEGIN DEFERRED"
+        case .exclusive: return "BEGIN EXCLUSIVE"
+        case .isolation:
+            throw CRUDSQLGenError("transaction(\(mode)): SQLite has neither weaker isolation levels nor read-only transactions "
+                + "(every SQLite transaction is serializable); use .default, .deferred, .immediate or .exclusive")
+        }
+    }
 
     public func zeroValue(_ type: CRUDColumnType) -> String {
         switch type {

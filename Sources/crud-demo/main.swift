@@ -26,7 +26,7 @@ func main() -> Int32 {
             try walkThrough(Database(configuration: try SQLiteDatabaseConfiguration(path)))
         case 2 where arguments[0] == "--postgres":
             let configuration = try PostgresDatabaseConfiguration(url: arguments[1])
-            print("PostgreSQL \(configuration.connection.target)")
+            print("PostgreSQL \(configuration.target)")
             try walkThrough(Database(configuration: configuration))
         default:
             print(usage)
@@ -104,7 +104,7 @@ func walkThrough<C: DatabaseConfigurationProtocol>(_ db: Database<C>) throws {
     print("numbers left after deleting planet 15's: \(try db.table(PhoneNumber.self).count())")
 
     section("raw SQL")
-    let parameter = db.configuration.connection.dialect.placeholder(0)
+    let parameter = db.executor.dialect.placeholder(0)
     let counted = try db.sql("SELECT * FROM \"Person\" WHERE \"lastName\" = \(parameter) ORDER BY \"firstName\"", bindings: ["Lars"], Person.self)
     print("Person rows with lastName Lars: \(counted.map(\.firstName))")
 }

@@ -9,7 +9,7 @@ struct CreateTests {
 
     func recursion<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
         let db = Database(configuration: configuration)
-        let connection = db.configuration.connection
+        let connection = TableColumns(db)
         try db.create(Student.self, policy: .shallow)
         #expect(try connection.columnNames(ofTable: "Student") == ["id"])
         #expect(try connection.columnNames(ofTable: "Class") == nil)
@@ -31,7 +31,7 @@ struct CreateTests {
 
     func reconcile<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
         let db = Database(configuration: configuration)
-        let connection = db.configuration.connection
+        let connection = TableColumns(db)
         try db.create(ItemV1.self)
         try db.table(ItemV1.self).insert([ItemV1(id: 1, name: "kept", obsolete: "x"), ItemV1(id: 2, name: "also kept", obsolete: nil)])
         try db.create(ItemV2.self, policy: .reconcileTable)
@@ -97,5 +97,18 @@ struct CreateTests {
         try tags.insert(Tag(label: "a", weight: 2))
         #expect(throws: CRUDSQLExeError.self) { try tags.insert(Tag(label: "a", weight: 1)) }
         #expect(throws: CRUDSQLGenError.self) { try tags.index() }
+    }
+}
+
+/// The driver's view of a table's columns, through a connection of the database.
+struct TableColumns<C: DatabaseConfigurationProtocol> {
+    let db: Database<C>
+
+    init(_ db: Database<C>) {
+        self.db = db
+    }
+
+    func columnNames(ofTable table: String) throws -> [String]? {
+        try db.withConnection { try $0.columnNames(ofTable: table) }
     }
 }

@@ -48,7 +48,7 @@ struct InjectionTests {
         #expect(try table.where(\Awkward.quoted == "it's").count() == 1)
         try table.where(\Awkward.id == 2).update(Awkward(id: 2, group: "h", order: 3, quoted: "\"", select: true), ignoreKeys: \.id)
         #expect(try table.where(\Awkward.group == "h").first()?.quoted == "\"")
-        #expect(try db.configuration.connection.columnNames(ofTable: "order") == ["id", "group", "order", "it's \"quoted\"", "select"])
+        #expect(try TableColumns(db).columnNames(ofTable: "order") == ["id", "group", "order", "it's \"quoted\"", "select"])
         try table.where(\Awkward.select == true && \Awkward.order > 2).delete()
         #expect(try table.count() == 1)
     }

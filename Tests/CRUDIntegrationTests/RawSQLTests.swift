@@ -11,7 +11,7 @@ struct RawSQLTests {
         let db = Database(configuration: configuration)
         try db.create(Pupil.self)
         try db.table(Pupil.self).insert([Pupil(id: 1, name: "Ann", nickname: "A"), Pupil(id: 2, name: "Bob")])
-        let parameter = db.configuration.connection.dialect.placeholder
+        let parameter = db.executor.dialect.placeholder
         try db.sql("UPDATE \"Pupil\" SET \"nickname\" = \(parameter(0)) WHERE \"id\" = \(parameter(1))", bindings: ["Bobby", 2])
         let reordered = try db.sql("SELECT \"nickname\", 'extra' AS \"unused\", \"name\", \"id\" FROM \"Pupil\" ORDER BY \"id\"", Pupil.self)
         #expect(reordered == [Pupil(id: 1, name: "Ann", nickname: "A"), Pupil(id: 2, name: "Bob", nickname: "Bobby")])

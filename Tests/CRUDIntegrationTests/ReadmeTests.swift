@@ -211,7 +211,7 @@ struct ReadmeTests {
             TestTable2(id: UUID(), parentId: 1, date: now, name: "b", int: nil, doub: nil, blob: nil),
             TestTable2(id: UUID(), parentId: 1, date: now.addingTimeInterval(-60), name: "a", int: 3, doub: 2.5, blob: [9]),
         ])
-        let columns = try db.configuration.connection.columnNames(ofTable: "test_table_1")
+        let columns = try TableColumns(db).columnNames(ofTable: "test_table_1")
         #expect(columns == ["id", "name", "int", "doub", "blob"])
         let parent = try #require(try db.table(TestTable1.self).join(\.subTables, on: \.id, equals: \.parentId).order(by: \.date).first())
         #expect(parent.subTables?.map(\.name) == ["a", "b"])

@@ -21,7 +21,7 @@ struct TestDialect: CRUDDialect {
         [max.map { "LIMIT \($0)" }, skip.map { "OFFSET \($0)" }].compactMap { $0 }.joined(separator: " ")
     }
 
-    var beginTransaction: String { "BEGIN" }
+    func beginTransaction(_ mode: TransactionMode) throws -> String { "BEGIN" }
 
     func zeroValue(_ type: CRUDColumnType) -> String { "ZERO" }
 
@@ -37,7 +37,7 @@ final class RecordingConnection: CRUDConnection {
     }
 
     let dialect: any CRUDDialect = TestDialect()
-    var transactionDepth = 0
+    let isUsable = true
     /// Follows the recorded BEGIN, COMMIT and ROLLBACK, as a database would.
     private(set) var transactionStatus = CRUDTransactionStatus.none
     private(set) var executions: [Execution] = []
@@ -57,9 +57,11 @@ final class RecordingConnection: CRUDConnection {
 
     func execute(_ sql: String) throws {
         executions.append(Execution(sql: sql, bindings: []))
-        if sql == dialect.beginTransaction { transactionStatus = .open }
+        if sql == "BEGIN" { transactionStatus = .open }
         if sql == "COMMIT" || sql == "ROLLBACK" { transactionStatus = .none }
     }
+
+    func reconnect() throws {}
 
     func lastInsertId() throws -> Int? { nil }
 
@@ -114,8 +116,17 @@ final class RecordingStatement: CRUDStatement {
     func readUUID(_ column: Int) throws -> UUID { if case let .uuid(v) = current[column] { v } else { throw Mismatch() } }
 }
 
-final class RecordingConfiguration: DatabaseConfigurationProtocol {
+/// `@unchecked Sendable`: each test makes its own and uses it from its own thread; the executor's
+/// single session (with its lock) is the only other path to the connection.
+final class RecordingConfiguration: DatabaseConfigurationProtocol, @unchecked Sendable {
     let connection = RecordingConnection()
+    let executor: CRUDExecutor<RecordingConnection>
+
+    init() {
+        executor = try! CRUDExecutor(layout: .single, first: connection, timeout: .seconds(1), describe: "recording") { _ in
+            RecordingConnection()
+        }
+    }
 }
 
 func recordingDatabase() -> Database<RecordingConfiguration> {

@@ -1,15 +1,20 @@
-/// One open connection to a database, as a driver implements it. The query engine prepares
+/// One open connection to a database, as a driver implements it. The executor prepares
 /// statements, binds their parameters, steps through rows and reads them, all through this
-/// protocol; a connection is used by one thread at a time.
-public protocol CRUDConnection: AnyObject {
+/// protocol; it uses a connection from one thread at a time, and keeps the transaction state itself.
+public protocol CRUDConnection: AnyObject, SendableMetatype {
     associatedtype Statement: CRUDStatement
 
     /// How this database spells SQL that differs between databases.
     var dialect: any CRUDDialect { get }
 
-    /// How deep the current transaction is nested: 0 outside any transaction. The query engine
-    /// maintains it; drivers only store it.
-    var transactionDepth: Int { get set }
+    /// Whether the connection can still be used: `false` once a server connection was lost. The pool
+    /// closes such a connection and opens a new one in its place.
+    var isUsable: Bool { get }
+
+    /// Connects again after `isUsable` turned false. The executor calls it only outside a
+    /// transaction, before the next statement.
+    /// - Throws: `CRUDSQLExeError` when the database still cannot be reached.
+    func reconnect() throws
 
     /// Whether the database session has a transaction open, as the database itself reports it. The
     /// engine compares it with `transactionDepth` so that a transaction the database ended
@@ -72,8 +77,11 @@ public protocol CRUDStatement: AnyObject, CRUDBinder, CRUDRowReader {
     var changedRows: Int { get }
 }
 
-/// Supplies a connection; a configuration opens it when created.
-public protocol DatabaseConfigurationProtocol: AnyObject {
+/// A driver's description of a database: it opens the first connection when created (so a wrong
+/// path or password fails there) and provides the executor, with its pool, that every `Database`
+/// made from it shares.
+public protocol DatabaseConfigurationProtocol: AnyObject, Sendable {
     associatedtype Connection: CRUDConnection
-    var connection: Connection { get }
+    /// Runs operations on this database's connections.
+    var executor: CRUDExecutor<Connection> { get }
 }

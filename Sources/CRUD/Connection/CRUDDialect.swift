@@ -10,8 +10,9 @@ public protocol CRUDDialect: Sendable {
     /// `LIMIT`/`OFFSET` with placeholders already made; either may be absent, not both.
     func limitClause(max: String?, skip: String?) -> String
 
-    /// The statement that starts an outermost transaction.
-    var beginTransaction: String { get }
+    /// The statement that starts an outermost transaction of `mode`.
+    /// - Throws: `CRUDSQLGenError` for a mode this database does not have.
+    func beginTransaction(_ mode: TransactionMode) throws -> String
 
     /// A constant of the column type that fills existing rows when `.reconcileTable` adds a
     /// non-optional column.

@@ -19,13 +19,17 @@ public struct TableCreatePolicy: OptionSet, Sendable {
 public typealias Bindings = [CRUDDatabaseValue]
 
 extension Database {
-    /// Runs `body` between BEGIN and COMMIT; any error thrown rolls the work back and is rethrown.
-    /// Transactions nest: an inner one is a savepoint, so an inner failure the outer body catches
-    /// undoes only the inner work.
+    /// Runs `body` between BEGIN and COMMIT on one connection; every call of `db` in the body (on
+    /// this thread) runs on it, and no other thread's or task's work lands inside it. Any error thrown
+    /// rolls the work back and is rethrown. Transactions nest: an inner one is a savepoint, so an
+    /// inner failure the outer body catches undoes only the inner work.
+    /// - Parameter mode: how the transaction begins (SQLite's locking, PostgreSQL's isolation).
     /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws; `CRUDSQLExeError` when the database fails or ended the
+    ///   transaction underneath; `CRUDSQLGenError` for a mode the backend does not have.
     @discardableResult
-    public func transaction<T>(_ body: () throws -> T) throws -> T {
-        try connection.transaction(body)
+    public func transaction<T>(_ mode: TransactionMode = .default, _ body: () throws -> T) throws -> T {
+        try executor.transaction(mode, body)
     }
 
     /// Creates the table of `type`, and unless `.shallow` the tables of its joined types.
@@ -43,35 +47,38 @@ extension Database {
             }
             key = column
         }
-        try connection.transaction {
-            var created: Set<ObjectIdentifier> = []
-            try createTable(A.self, primaryKey: key, policy: policy, created: &created)
+        try executor.withSession(.write) { session in
+            try session.transaction(.default) {
+                var created: Set<ObjectIdentifier> = []
+                try createTable(A.self, primaryKey: key, policy: policy, created: &created, on: session)
+            }
         }
         return Create(table: table(A.self))
     }
 
     private func createTable(_ model: any CRUDModel.Type, primaryKey: Int?, policy: TableCreatePolicy,
-                             created: inout Set<ObjectIdentifier>) throws {
+                             created: inout Set<ObjectIdentifier>, on session: CRUDSession<C.Connection>) throws {
         guard created.insert(ObjectIdentifier(model)).inserted else { return }
         let schema = model.crudSchema
-        let builder = SQLBuilder(dialect: connection.dialect)
+        let builder = SQLBuilder(dialect: session.dialect)
         if policy.contains(.dropTable) {
-            try connection.run(builder.dropTable(schema.name))
+            try session.run(builder.dropTable(schema.name))
         }
-        if policy.contains(.reconcileTable), let existing = try connection.columnNames(ofTable: schema.name) {
+        if policy.contains(.reconcileTable), let existing = try logging({ try session.connection.columnNames(ofTable: schema.name) }) {
             let wanted = Set(schema.columns.map(\.name))
             for column in schema.columns where !existing.contains(column.name) {
-                try connection.run(builder.addColumn(column, to: schema.name))
+                try session.run(builder.addColumn(column, to: schema.name))
             }
             for column in existing where !wanted.contains(column) {
-                try connection.run(builder.dropColumn(column, from: schema.name))
+                try session.run(builder.dropColumn(column, from: schema.name))
             }
         } else {
-            try connection.run(builder.createTable(schema, primaryKey: primaryKey, ifNotExists: true))
+            try session.run(builder.createTable(schema, primaryKey: primaryKey, ifNotExists: true))
         }
         if !policy.contains(.shallow) {
             for relation in schema.relations {
-                try createTable(relation.target, primaryKey: relation.target.crudSchema.primaryKey, policy: policy, created: &created)
+                try createTable(relation.target, primaryKey: relation.target.crudSchema.primaryKey, policy: policy,
+                                created: &created, on: session)
             }
         }
     }
@@ -80,8 +87,11 @@ extension Database {
     /// discarded. Write parameters in the driver's form (`?` in SQLite, `$1` in PostgreSQL).
     /// - Throws: `CRUDSQLExeError`.
     public func sql(_ sql: String, bindings: Bindings = []) throws {
-        try connection.withStatement(sql, bindings) { statement in
-            while try statement.step() {}
+        try executor.withSession(.write) { session in
+            try session.withStatement(sql, bindings) { statement in
+                while try statement.step() {}
+            }
+            try session.checkRawTransactionControl(sql)
         }
     }
 
@@ -90,7 +100,8 @@ extension Database {
     /// - Throws: `CRUDSQLExeError`; `CRUDDecoderError` when a model column is missing from the result
     ///   or a value does not fit.
     public func sql<A: CRUDModel>(_ sql: String, bindings: Bindings = [], _ type: A.Type) throws -> [A] {
-        try connection.withStatement(sql, bindings) { statement in
+        try executor.withSession(.write) { session in
+            let rows = try session.withStatement(sql, bindings) { statement in
             var results: [A] = []
             var positions: [Int]?
             while try statement.step() {
@@ -113,6 +124,9 @@ extension Database {
                 }
             }
             return results
+            }
+            try session.checkRawTransactionControl(sql)
+            return rows
         }
     }
 }

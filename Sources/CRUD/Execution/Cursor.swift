@@ -1,34 +1,51 @@
+import Foundation
+
 /// Moves through a query's results one model at a time, throwing what goes wrong:
 ///
 ///     let cursor = try db.table(Person.self).cursor()
 ///     while let person = try cursor.next() { … }
 ///
 /// Joined children are loaded when the cursor is made; root rows are read as `next()` asks. The
-/// statement is given back when the rows run out, an error is thrown, or the cursor goes away.
+/// cursor holds a connection (a reader on SQLite) until the rows run out, an error is thrown, or the
+/// cursor goes away: finish with it promptly.
 ///
 /// `next()` is inlinable so that reading rows specializes in the caller's module, where the model's
 /// generated reader and the driver's statement type are both concrete.
 public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
-    @usableFromInline let connection: Connection
+    @usableFromInline let executor: CRUDExecutor<Connection>
+    @usableFromInline let session: CRUDSession<Connection>
+    /// The session is the current transaction's or shared by every caller (`:memory:`), so each
+    /// step takes its lock; a session leased to this cursor alone needs none.
+    @usableFromInline let locksEachStep: Bool
+    /// Whether the session goes back to the pool when the cursor finishes.
+    private let leased: Bool
     // A `let`, so reading a row needs no retain of the statement; `isFinished` says it went back.
     @usableFromInline let statement: Connection.Statement
     @usableFromInline var isFinished = false
     @usableFromInline let joins: [Int: JoinedChildren]
 
-    init(connection: Connection, plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?) throws {
-        self.connection = connection
+    init(executor: CRUDExecutor<Connection>, plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?) throws {
+        self.executor = executor
         try plan.validate()
-        var joins: [Int: JoinedChildren] = [:]
-        for index in plan.joins.indices {
-            joins[plan.joins[index].relation] = try Self.children(plan.joins[index].model, of: plan, join: index, limit: limit, on: connection)
-        }
-        self.joins = joins
-        let (sql, parameters) = try logging { try SelectCache.shared.select(plan, limit: limit, dialect: connection.dialect) }
-        CRUDLogging.logQuery(sql)
-        statement = try logging { try connection.prepare(sql) }
-        var binder = statement
-        for (position, value) in parameters.enumerated() {
-            try logging { try value.bind(to: &binder, at: position) }
+        let (session, bound) = try executor.leaseSession(.read)
+        self.session = session
+        leased = !bound
+        locksEachStep = bound || session.role == .single
+        do {
+            let (joins, statement) = try session.locked { () throws -> ([Int: JoinedChildren], Connection.Statement) in
+                var joins: [Int: JoinedChildren] = [:]
+                for index in plan.joins.indices {
+                    joins[plan.joins[index].relation] = try Self.children(plan.joins[index].model, of: plan, join: index, limit: limit, on: session)
+                }
+                let (sql, parameters) = try logging { try SelectCache.shared.select(plan, limit: limit, dialect: session.dialect) }
+                let statement = try session.prepared(sql, parameters)
+                return (joins, statement)
+            }
+            self.joins = joins
+            self.statement = statement
+        } catch {
+            if leased { executor.giveBack(session) }
+            throw error
         }
     }
 
@@ -42,6 +59,8 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
     @inlinable
     public func next() throws -> Model? {
         if isFinished { return nil }
+        if locksEachStep { session.gate.lock() }
+        defer { if locksEachStep { session.gate.unlock() } }
         do {
             guard try statement.step() else {
                 finish()
@@ -55,7 +74,7 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
     }
 
     /// Finishes the cursor and returns the error to throw: logged, and for a decoding error naming
-    /// the table.
+    /// the model.
     @usableFromInline
     func failed(_ error: any Error) -> any Error {
         finish()
@@ -65,26 +84,28 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
         return CRUDLogging.logged(error)
     }
 
+    /// Gives the statement back, and the session to the pool if the cursor leased it.
     @usableFromInline
     func finish() {
         if !isFinished {
             isFinished = true
-            connection.release(statement)
+            session.locked { session.connection.release(statement) }
+            if leased { executor.giveBack(session) }
         }
     }
 
     /// Runs join `index`'s child query and groups its rows by parent key, applying the join's limit
     /// to each parent.
     private static func children<Child: CRUDModel>(_ type: Child.Type, of plan: CRUDQueryPlan, join index: Int,
-                                                  limit: CRUDQueryPlan.Limit?, on connection: Connection) throws -> JoinedChildren {
+                                                  limit: CRUDQueryPlan.Limit?, on session: CRUDSession<Connection>) throws -> JoinedChildren {
         let join = plan.joins[index]
-        var builder = SQLBuilder(dialect: connection.dialect)
+        var builder = SQLBuilder(dialect: session.dialect)
         let sql = try logging { try builder.children(plan, join: index, limit: limit) }
         let keyType = plan.root.crudSchema.columns[join.parentColumn].type
         let keyColumn = Child.crudSchema.columns.count
         var groups: [CRUDDatabaseValue: [Child]] = [:]
         var positions: [CRUDDatabaseValue: Int] = [:]
-        try connection.withStatement(sql, builder.parameters) { statement in
+        try session.withStatement(sql, builder.parameters) { statement in
             while try statement.step() {
                 let key = try CRUDDatabaseValue(reading: statement, column: keyColumn, as: keyType)
                 if key == .null { continue }

@@ -14,11 +14,11 @@ extension Table {
     private func insertReturning<T>(_ instances: [A], columns: [Int]?, returning: [Int],
                                     _ read: (D.Configuration.Connection.Statement) throws -> T) throws -> [T] {
         let schema = A.crudSchema
-        let sql = SQLBuilder(dialect: connection.dialect)
+        let sql = SQLBuilder(dialect: executor.dialect)
             .insert(into: schema, columns: columns ?? Array(schema.columns.indices), returning: returning)
-        return try withoutActuallyEscaping(read) { read in
-            let write = {
-                try connection.withStatement(sql) { statement in
+        return try executor.withSession(.write) { session in
+            func write() throws -> [T] {
+                try session.withStatement(sql) { statement in
                     var binder = statement
                     var results: [T] = []
                     for (index, instance) in instances.enumerated() {
@@ -30,7 +30,7 @@ extension Table {
                     return results
                 }
             }
-            return instances.count > 1 ? try connection.transaction(write) : try write()
+            return instances.count > 1 ? try session.transaction(.default, write) : try write()
         }
     }
 
@@ -107,12 +107,14 @@ extension UpdateAble {
             throw CRUDLogging.logged(CRUDSQLGenError("returning: \(keyPath) names no column of \(OverAllForm.self)"))
         }
         let update = try updateStatement(columns: columns, returning: [returned])
-        return try connection.withStatement(update.sql, update.parameters, firstParameter: update.assigned) { statement in
-            var binder = statement
-            try instance.crudBind(columns: columns, to: &binder)
-            var results: [R] = []
-            while try statement.step() { results.append(try R(crudRow: statement, column: 0)) }
-            return results
+        return try executor.withSession(.write) { session in
+            try session.withStatement(update.sql, update.parameters, firstParameter: update.assigned) { statement in
+                var binder = statement
+                try instance.crudBind(columns: columns, to: &binder)
+                var results: [R] = []
+                while try statement.step() { results.append(try R(crudRow: statement, column: 0)) }
+                return results
+            }
         }
     }
 

@@ -36,7 +36,7 @@ extension SelectAble {
     /// large to hold in memory: `let c = try query.cursor(); while let x = try c.next() { … }`.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError` (from joined children).
     public func cursor() throws -> CRUDCursor<OverAllForm, DatabaseType.Configuration.Connection> {
-        try CRUDCursor(connection: connection, plan: plan, limit: plan.limit)
+        try CRUDCursor(executor: executor, plan: plan, limit: plan.limit)
     }
 
     /// Runs the query and calls `body` with each result as it is read, without holding them all.
@@ -52,11 +52,13 @@ extension SelectAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     public func count() throws -> Int {
         try plan.validate()
-        var builder = SQLBuilder(dialect: connection.dialect)
+        var builder = SQLBuilder(dialect: executor.dialect)
         let sql = try logging { try builder.count(plan) }
-        return try connection.withStatement(sql, builder.parameters) { statement in
-            guard try statement.step() else { throw CRUDSQLExeError("COUNT returned no row", sql: sql) }
-            return Int(try statement.readInt64(0))
+        return try executor.withSession(.read) { session in
+            try session.withStatement(sql, builder.parameters) { statement in
+                guard try statement.step() else { throw CRUDSQLExeError("COUNT returned no row", sql: sql) }
+                return Int(try statement.readInt64(0))
+            }
         }
     }
 
@@ -71,6 +73,6 @@ extension SelectAble {
     @usableFromInline
     func firstCursor() throws -> CRUDCursor<OverAllForm, DatabaseType.Configuration.Connection> {
         let limit = CRUDQueryPlan.Limit(max: min(plan.limit?.max ?? 1, 1), skip: plan.limit?.skip ?? 0)
-        return try CRUDCursor(connection: connection, plan: plan, limit: limit)
+        return try CRUDCursor(executor: executor, plan: plan, limit: limit)
     }
 }

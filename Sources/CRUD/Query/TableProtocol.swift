@@ -30,5 +30,5 @@ public protocol PlainTable: TableProtocol {}
 
 extension TableProtocol {
     @usableFromInline
-    var connection: DatabaseType.Configuration.Connection { database.configuration.connection }
+    var executor: CRUDExecutor<DatabaseType.Configuration.Connection> { database.executor }
 }

@@ -7,11 +7,26 @@ public struct Insert<Form: CRUDModel, Parent> {
         readLastInsertId = lastInsertId
     }
 
-    /// The id the database gave the last row inserted on this connection, where it gives one:
-    /// SQLite's rowid (the value of an `INTEGER PRIMARY KEY` column); PostgreSQL's `lastval()`, the
-    /// last value an identity column or sequence produced in this session (`nil` when none has).
-    /// Call it right after the insert: a later insert on the connection changes it.
-    /// - Throws: `CRUDSQLExeError` when the database cannot be asked.
+    @usableFromInline
+    init<Connection>(session: CRUDSession<Connection>) {
+        let ran = session.statementsRun
+        readLastInsertId = {
+            try session.locked {
+                guard session.statementsRun == ran else {
+                    throw CRUDLogging.logged(CRUDSQLExeError(
+                        "lastInsertId(): the connection that ran the insert has run other statements since, so its last id may be "
+                            + "another's; call lastInsertId() right after the insert, or use returning(…) to get the row's values"))
+                }
+                return try session.connection.lastInsertId()
+            }
+        }
+    }
+
+    /// The id the database gave the last row inserted by this insert's connection, where it gives
+    /// one: SQLite's rowid (the value of an `INTEGER PRIMARY KEY` column); PostgreSQL's `lastval()`,
+    /// the last value an identity column or sequence produced in that session (`nil` when none has).
+    /// - Throws: `CRUDSQLExeError` when the database cannot be asked, or when the connection has run
+    ///   other statements since the insert (call it right after the insert).
     public func lastInsertId() throws -> Int? {
         try readLastInsertId()
     }
@@ -121,42 +136,44 @@ extension InsertAble {
 
     @inlinable
     func insertRows(_ instances: [InsertForm], columns: [Int]?) throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        let connection = insertionTable.connection
         guard !instances.isEmpty else { return Insert(lastInsertId: { nil }) }
-        let width = columns?.count ?? InsertForm.crudSchema.columns.count
-        let perStatement = width == 0 ? 1 : max(1, min(connection.dialect.rowsPerInsert(columns: width), instances.count))
-        let write = {
-            // Full chunks share one statement; a shorter last chunk gets its own.
-            let fullChunks = instances.count / perStatement
-            if fullChunks > 0 {
-                try connection.withStatement(insertSQL(columns: columns, rows: perStatement, dialect: connection.dialect)) { statement in
-                    var binder = statement
-                    for chunk in 0 ..< fullChunks {
-                        if chunk > 0 { try statement.reset() }
-                        for row in 0 ..< perStatement {
-                            try instances[chunk * perStatement + row].crudBind(columns: columns, to: &binder, from: row * width)
+        return try insertionTable.executor.withSession(.write) { session in
+            let dialect = session.connection.dialect
+            let width = columns?.count ?? InsertForm.crudSchema.columns.count
+            let perStatement = width == 0 ? 1 : max(1, min(dialect.rowsPerInsert(columns: width), instances.count))
+            let write = {
+                // Full chunks share one statement; a shorter last chunk gets its own.
+                let fullChunks = instances.count / perStatement
+                if fullChunks > 0 {
+                    try session.withStatement(insertSQL(columns: columns, rows: perStatement, dialect: dialect)) { statement in
+                        var binder = statement
+                        for chunk in 0 ..< fullChunks {
+                            if chunk > 0 { try statement.reset() }
+                            for row in 0 ..< perStatement {
+                                try instances[chunk * perStatement + row].crudBind(columns: columns, to: &binder, from: row * width)
+                            }
+                            _ = try statement.step()
+                        }
+                    }
+                }
+                let rest = instances.count - fullChunks * perStatement
+                if rest > 0 {
+                    try session.withStatement(insertSQL(columns: columns, rows: rest, dialect: dialect)) { statement in
+                        var binder = statement
+                        for row in 0 ..< rest {
+                            try instances[fullChunks * perStatement + row].crudBind(columns: columns, to: &binder, from: row * width)
                         }
                         _ = try statement.step()
                     }
                 }
             }
-            let rest = instances.count - fullChunks * perStatement
-            if rest > 0 {
-                try connection.withStatement(insertSQL(columns: columns, rows: rest, dialect: connection.dialect)) { statement in
-                    var binder = statement
-                    for row in 0 ..< rest {
-                        try instances[fullChunks * perStatement + row].crudBind(columns: columns, to: &binder, from: row * width)
-                    }
-                    _ = try statement.step()
-                }
+            if instances.count > 1 {
+                try session.transaction(.default, write)
+            } else {
+                try write()
             }
+            return Insert(session: session)
         }
-        if instances.count > 1 {
-            try connection.transaction(write)
-        } else {
-            try write()
-        }
-        return Insert(lastInsertId: { try connection.lastInsertId() })
     }
 
     @usableFromInline
@@ -190,11 +207,13 @@ extension UpdateAble {
 
     private func updateRows(_ instance: OverAllForm, columns: [Int]?) throws -> Update<OverAllForm, Self> {
         let update = try updateStatement(columns: columns)
-        let changed = try connection.withStatement(update.sql, update.parameters, firstParameter: update.assigned) { statement in
-            var binder = statement
-            try instance.crudBind(columns: columns, to: &binder)
-            _ = try statement.step()
-            return statement.changedRows
+        let changed = try executor.withSession(.write) { session in
+            try session.withStatement(update.sql, update.parameters, firstParameter: update.assigned) { statement in
+                var binder = statement
+                try instance.crudBind(columns: columns, to: &binder)
+                _ = try statement.step()
+                return statement.changedRows
+            }
         }
         return Update(changedRows: changed)
     }
@@ -209,7 +228,7 @@ extension UpdateAble {
         guard !assigned.isEmpty else {
             throw CRUDLogging.logged(CRUDSQLGenError("update: every column of \(OverAllForm.self) is ignored, so there is nothing to set"))
         }
-        var builder = SQLBuilder(dialect: connection.dialect, firstParameter: assigned.count)
+        var builder = SQLBuilder(dialect: executor.dialect, firstParameter: assigned.count)
         let sql = try logging { try builder.update(schema, columns: assigned, filter: plan.filter, root: OverAllForm.self) }
             + builder.returningClause(schema, returning)
         return (sql, builder.parameters, assigned.count)
@@ -222,11 +241,13 @@ extension DeleteAble {
     @discardableResult
     public func delete() throws -> Delete<OverAllForm, Self> {
         try plan.validate()
-        var builder = SQLBuilder(dialect: connection.dialect)
+        var builder = SQLBuilder(dialect: executor.dialect)
         let sql = try logging { try builder.delete(OverAllForm.crudSchema, filter: plan.filter, root: OverAllForm.self) }
-        let changed = try connection.withStatement(sql, builder.parameters) { statement in
-            _ = try statement.step()
-            return statement.changedRows
+        let changed = try executor.withSession(.write) { session in
+            try session.withStatement(sql, builder.parameters) { statement in
+                _ = try statement.step()
+                return statement.changedRows
+            }
         }
         return Delete(changedRows: changed)
     }
@@ -245,7 +266,8 @@ extension Table {
             }
             if !columns.contains(column) { columns.append(column) }
         }
-        try connection.run(SQLBuilder(dialect: connection.dialect).createIndex(on: A.crudSchema, columns: columns, unique: unique))
+        let sql = SQLBuilder(dialect: executor.dialect).createIndex(on: A.crudSchema, columns: columns, unique: unique)
+        try executor.withSession(.write) { try $0.run(sql) }
         return Index(table: self)
     }
 }

@@ -33,7 +33,7 @@ final class PostgresTestServer: @unchecked Sendable {
     func createDatabase(_ name: String) throws {
         try lock.withLock {
             if admin == nil { admin = try PostgresDatabaseConfiguration(parameters: self.parameters) }
-            try admin!.connection.execute("CREATE DATABASE \"\(name)\"")
+            try Database(configuration: admin!).withConnection { try $0.execute("CREATE DATABASE \"\(name)\"") }
         }
     }
 
@@ -43,10 +43,10 @@ final class PostgresTestServer: @unchecked Sendable {
         try lock.withLock {
             if admin == nil { admin = try PostgresDatabaseConfiguration(parameters: self.parameters) }
             do {
-                try admin!.connection.execute("CREATE SCHEMA \"\(schema)\"")
+                try Database(configuration: admin!).withConnection { try $0.execute("CREATE SCHEMA \"\(schema)\"") }
             } catch {
                 admin = try PostgresDatabaseConfiguration(parameters: self.parameters)
-                try admin!.connection.execute("CREATE SCHEMA \"\(schema)\"")
+                try Database(configuration: admin!).withConnection { try $0.execute("CREATE SCHEMA \"\(schema)\"") }
             }
         }
         var parameters = parameters

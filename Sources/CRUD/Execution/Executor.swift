@@ -1,0 +1,156 @@
+import Foundation
+
+/// Runs every operation of one database: takes a connection from the pool (or the one the current
+/// transaction holds), runs the operation on it, and gives it back. The query chain only builds
+/// plans; this is where they meet a connection.
+///
+/// Synchronous operations run on the calling thread. Asynchronous ones wait for a connection without
+/// blocking a thread, then run on the connection's own queue, off Swift's cooperative pool, since
+/// the drivers' C calls block.
+///
+/// A transaction holds one connection for its whole body. The body's own calls find it through a
+/// task-local binding (which also holds on a thread outside any task), so they run inside the
+/// transaction, while other tasks and threads never see it.
+public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
+    typealias Session = CRUDSession<Connection>
+
+    let pool: CRUDConnectionPool<Connection>
+    /// How this database spells the SQL that differs between databases.
+    public let dialect: any CRUDDialect
+    private let open: @Sendable (CRUDConnectionRole) throws -> Connection
+
+    /// For drivers: an executor over connections that `open` makes.
+    /// - Parameters:
+    ///   - layout: how connections are pooled.
+    ///   - first: an open connection (the configuration opened it to check the database can be
+    ///     reached); the pool starts with it.
+    ///   - timeout: how long a caller waits for a free connection before `CRUDSQLExeError`.
+    ///   - describe: the database, for messages (`SQLite database at /path`).
+    ///   - open: opens another connection for a role.
+    /// - Throws: what `open` throws, for the connections a layout's minimum opens at once.
+    public init(layout: CRUDPoolLayout, first: Connection, timeout: Duration, describe: String,
+                open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
+        dialect = first.dialect
+        self.open = open
+        pool = try CRUDConnectionPool(layout: layout, first: first, timeout: timeout, describe: describe, open: open)
+    }
+
+    // MARK: - Sessions
+
+    /// The session the current transaction (or async operation) of this executor holds, if any.
+    @usableFromInline
+    func boundSession() -> CRUDSession<Connection>? {
+        let bindings = CRUDBindings.current
+        guard !bindings.isEmpty else { return nil }
+        let me = ObjectIdentifier(self)
+        for binding in bindings.reversed() where binding.executor == me {
+            return binding.session as? CRUDSession<Connection>
+        }
+        return nil
+    }
+
+    private func binding(_ session: Session) -> [CRUDBindings.Binding] {
+        CRUDBindings.current + [CRUDBindings.Binding(executor: ObjectIdentifier(self), session: session)]
+    }
+
+    /// Runs `body` on a session for `access`, on this thread.
+    @usableFromInline
+    func withSession<T>(_ access: CRUDAccess, _ body: (CRUDSession<Connection>) throws -> T) throws -> T {
+        if let bound = boundSession() { return try bound.locked { try body(bound) } }
+        let session = try pool.lease(access)
+        defer { pool.giveBack(session) }
+        return try session.locked { try body(session) }
+    }
+
+    /// Leases a session for `access` to a caller that keeps it across calls (a cursor); the caller
+    /// gives it back with `giveBack`, unless it is `bound` (the current transaction's).
+    @usableFromInline
+    func leaseSession(_ access: CRUDAccess) throws -> (session: CRUDSession<Connection>, bound: Bool) {
+        if let bound = boundSession() { return (bound, true) }
+        return (try pool.lease(access), false)
+    }
+
+    @usableFromInline
+    func giveBack(_ session: CRUDSession<Connection>) {
+        pool.giveBack(session)
+    }
+
+    /// Runs the synchronous `body` for an async caller: waits for a session without blocking a
+    /// thread, then runs `body` on the session's queue with the session bound, so that what `body`
+    /// calls runs on it too.
+    func perform<T>(_ access: CRUDAccess, _ body: @escaping () throws -> T) async throws -> T {
+        if let bound = boundSession() {
+            // The queue's thread is outside this task: the bindings go along.
+            let bindings = CRUDBindings.current
+            return try await bound.perform { try CRUDBindings.$current.withValue(bindings) { try body() } }
+        }
+        let session = try await pool.lease(access)
+        defer { pool.giveBack(session) }
+        let bindings = binding(session)
+        return try await session.perform { try CRUDBindings.$current.withValue(bindings) { try body() } }
+    }
+
+    // MARK: - Transactions
+
+    /// Runs `body` in a transaction on one connection, on this thread; nested calls are savepoints.
+    func transaction<T>(_ mode: TransactionMode, _ body: () throws -> T) throws -> T {
+        if let bound = boundSession() { return try bound.locked { try bound.transaction(mode, body) } }
+        let session = try pool.lease(.write)
+        defer { pool.giveBack(session) }
+        return try session.locked {
+            try CRUDBindings.$current.withValue(binding(session)) { try session.transaction(mode, body) }
+        }
+    }
+
+    /// Runs the async `body` in a transaction on one connection. The body's calls run on it, one at
+    /// a time; nested calls are savepoints.
+    func transaction<T>(_ mode: TransactionMode, _ body: () async throws -> T) async throws -> T {
+        if let bound = boundSession() { return try await transaction(mode, on: bound, body) }
+        let session = try await pool.lease(.write)
+        defer { pool.giveBack(session) }
+        return try await CRUDBindings.$current.withValue(binding(session)) { try await transaction(mode, on: session, body) }
+    }
+
+    private func transaction<T>(_ mode: TransactionMode, on session: Session, _ body: () async throws -> T) async throws -> T {
+        try await session.perform { try session.begin(mode) }
+        do {
+            let result = try await body()
+            try await session.perform { try session.commit() }
+            return result
+        } catch {
+            _ = try? await session.perform { session.rollBack() }
+            throw error
+        }
+    }
+
+    // MARK: - Children
+
+    /// An executor with one connection of its own, for `createChild()`; a database that can have
+    /// only one connection (`:memory:`) shares it.
+    func child() throws -> CRUDExecutor {
+        if case .single = pool.layout { return self }
+        let connection = try open(.single)
+        return try CRUDExecutor(layout: .single, first: connection, timeout: pool.timeout, describe: "child", open: open)
+    }
+
+    /// The session of an executor with one connection (a child's), for explicit transactions.
+    func singleSession(for operation: String) throws -> Session {
+        guard case .single = pool.layout else {
+            throw CRUDLogging.logged(CRUDSQLGenError(
+                "\(operation) needs a connection of its own, and this database hands its connections to each operation in turn: "
+                    + "call it on a child (let child = try db.createChild()), or use transaction { }"))
+        }
+        return try pool.lease(.write)
+    }
+}
+
+/// The sessions that the current task or thread holds, one per executor at most: what transaction
+/// bodies and async operations run their calls on.
+enum CRUDBindings {
+    struct Binding: Sendable {
+        let executor: ObjectIdentifier
+        let session: any AnyObject & Sendable
+    }
+
+    @TaskLocal static var current: [Binding] = []
+}

@@ -1,0 +1,217 @@
+import Foundation
+
+/// One connection as the executor holds it: the driver's connection, the transaction state that
+/// belongs to the executor rather than the driver, and the lock and queue that serialize its use.
+///
+/// Every statement the library runs goes through a session: `withStatement` prepares, binds, runs
+/// and gives the statement back, and logs an error once as it leaves; `transaction` nests with
+/// savepoints and refuses to go on in a transaction the database ended underneath.
+///
+/// `@unchecked Sendable`: `gate` (a recursive lock) is held for every use of `connection` and of the
+/// mutable state below, so at most one thread uses them at a time; a pool lease hands the session to
+/// one caller, and callers that share it (child tasks of a transaction body, the single connection of
+/// an in-memory database) take turns on `gate`.
+public final class CRUDSession<Connection: CRUDConnection>: @unchecked Sendable {
+    @usableFromInline let connection: Connection
+    /// How deep the current transaction is nested: 0 outside any transaction. Guarded by `gate`.
+    @usableFromInline var transactionDepth = 0
+    /// Statements run so far, so that `Insert.lastInsertId()` can tell whether the connection ran
+    /// something else since its insert. Guarded by `gate`.
+    @usableFromInline var statementsRun = 0
+    @usableFromInline let gate = NSRecursiveLock()
+    /// Where async operations on this session run: a thread of the library's, never Swift's
+    /// cooperative pool, since the driver's calls block.
+    let queue: DispatchQueue
+    /// What the session is for, in the pool.
+    let role: CRUDConnectionRole
+
+    init(_ connection: Connection, role: CRUDConnectionRole) {
+        self.connection = connection
+        self.role = role
+        queue = DispatchQueue(label: "CRUD.session.\(role)")
+    }
+
+    var dialect: any CRUDDialect { connection.dialect }
+
+    /// Runs `body` holding the gate.
+    @inlinable
+    func locked<T>(_ body: () throws -> T) rethrows -> T {
+        gate.lock()
+        defer { gate.unlock() }
+        return try body()
+    }
+
+    /// Runs `body` on the session's queue holding the gate, and resumes the caller with its result.
+    func perform<T>(_ body: @escaping () throws -> T) async throws -> T {
+        // The caller is suspended until `body` has run, and what `body` captures (a query's plan, a
+        // copy of the caller's model values) is used by nothing else meanwhile.
+        nonisolated(unsafe) let body = body
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<SendableResult<T>, any Error>) in
+            queue.async {
+                self.gate.lock()
+                defer { self.gate.unlock() }
+                continuation.resume(with: Result { SendableResult(value: try body()) })
+            }
+        }.value
+    }
+
+    // MARK: - Statements
+
+    /// Prepares `sql`, binds `parameters` from position `firstParameter` on, runs `body` with the
+    /// statement and gives the statement back. Errors are logged as they leave.
+    @usableFromInline
+    func withStatement<T>(_ sql: String, _ parameters: [CRUDDatabaseValue] = [], firstParameter: Int = 0,
+                          _ body: (Connection.Statement) throws -> T) throws -> T {
+        let statement = try prepared(sql, parameters, firstParameter: firstParameter)
+        defer { connection.release(statement) }
+        do {
+            return try body(statement)
+        } catch {
+            throw CRUDLogging.logged(error)
+        }
+    }
+
+    /// Prepares `sql` and binds `parameters` from position `firstParameter` on, for a caller that
+    /// gives the statement back to the connection itself (a cursor keeps it across calls). Errors
+    /// are logged as they leave.
+    func prepared(_ sql: String, _ parameters: [CRUDDatabaseValue], firstParameter: Int = 0) throws -> Connection.Statement {
+        CRUDLogging.logQuery(sql)
+        do {
+            try ensureUsable()
+            statementsRun &+= 1
+            let statement = try connection.prepare(sql)
+            do {
+                var binder = statement
+                for (offset, value) in parameters.enumerated() {
+                    try value.bind(to: &binder, at: firstParameter + offset)
+                }
+            } catch {
+                connection.release(statement)
+                throw error
+            }
+            return statement
+        } catch {
+            throw CRUDLogging.logged(error)
+        }
+    }
+
+    /// Runs statements without parameters, logged. Unless `ending` a transaction, it refuses to run
+    /// inside a transaction that the database no longer has open.
+    func run(_ sql: String, ending: Bool = false) throws {
+        CRUDLogging.logQuery(sql)
+        do {
+            if !ending { try ensureUsable() }
+            statementsRun &+= 1
+            try connection.execute(sql)
+        } catch {
+            throw CRUDLogging.logged(error)
+        }
+    }
+
+    /// Before a statement: refuses to run in a transaction the database ended; outside a
+    /// transaction, reconnects a connection that was lost, so the call after a server restart works.
+    @usableFromInline
+    func ensureUsable() throws {
+        try ensureTransactionIntact()
+        if transactionDepth == 0, !connection.isUsable { try connection.reconnect() }
+    }
+
+    // MARK: - Transactions
+
+    /// Throws when the session is inside a transaction that the database no longer has open: the
+    /// connection was lost (PostgreSQL ends the session's transaction with it) or the database rolled
+    /// it back by itself (SQLite does on some I/O, disk-full and memory errors). Nothing may run then:
+    /// a statement would run outside the transaction and commit on its own.
+    @usableFromInline
+    func ensureTransactionIntact() throws {
+        guard transactionDepth > 0, connection.transactionStatus == .none else { return }
+        throw CRUDSQLExeError("the transaction is no longer open: the database ended it (a lost connection or an automatic rollback), "
+            + "so none of its work is committed and nothing more runs in it; the outermost transaction throws, and calls after it start anew")
+    }
+
+    /// Runs `body` in a transaction: the outermost one with the dialect's BEGIN for `mode` … COMMIT,
+    /// nested ones as savepoints. An error rolls back this level only and is rethrown; the outer body
+    /// may catch it and go on. A transaction that the database ended or aborted underneath throws at
+    /// its end, never returns as if committed.
+    @usableFromInline
+    func transaction<T>(_ mode: TransactionMode, _ body: () throws -> T) throws -> T {
+        try begin(mode)
+        do {
+            let result = try body()
+            try commit()
+            return result
+        } catch {
+            rollBack()
+            throw error
+        }
+    }
+
+    /// Opens a transaction, or a savepoint inside one.
+    func begin(_ mode: TransactionMode) throws {
+        let depth = transactionDepth
+        if depth == 0 {
+            guard connection.transactionStatus == .none else {
+                throw CRUDLogging.logged(CRUDSQLExeError(
+                    "a transaction is already open on this connection outside CRUD's transaction API (raw SQL BEGIN?); "
+                        + "use transaction { } or beginTransaction() instead, which track it"))
+            }
+            try run(try logging { try dialect.beginTransaction(mode) })
+        } else {
+            try run("SAVEPOINT crud_savepoint_\(depth)")
+        }
+        transactionDepth = depth + 1
+    }
+
+    /// Commits the innermost open level: COMMIT, or RELEASE of its savepoint. On failure the level
+    /// stays open for `rollBack()`.
+    func commit() throws {
+        guard transactionDepth > 0 else {
+            throw CRUDLogging.logged(CRUDSQLGenError("commitTransaction(): no transaction is open on this connection"))
+        }
+        if connection.transactionStatus == .aborted {
+            throw CRUDLogging.logged(CRUDSQLExeError(
+                "the transaction was aborted by a failed statement whose error the body caught, so none of its work is committed; "
+                + "on PostgreSQL a failed statement aborts the transaction: wrap the statements that may fail in a nested transaction (a savepoint) to go on after them"))
+        }
+        let depth = transactionDepth - 1
+        // `run` refuses, and throws, when the database has no transaction open any more.
+        try run(depth == 0 ? "COMMIT" : "RELEASE SAVEPOINT crud_savepoint_\(depth)")
+        transactionDepth = depth
+    }
+
+    /// Rolls back the innermost open level. Nothing is sent when the database has no transaction
+    /// open any more: on a lost connection that could only fail.
+    func rollBack() {
+        guard transactionDepth > 0 else { return }
+        let depth = transactionDepth - 1
+        transactionDepth = depth
+        guard connection.transactionStatus != .none else { return }
+        do {
+            if depth == 0 {
+                try run("ROLLBACK", ending: true)
+            } else {
+                try run("ROLLBACK TO SAVEPOINT crud_savepoint_\(depth)", ending: true)
+                try run("RELEASE SAVEPOINT crud_savepoint_\(depth)", ending: true)
+            }
+        } catch {
+            CRUDLogging.log(.error, "rolling back failed as well: \(error)")
+        }
+    }
+
+    /// After raw SQL: a transaction it opened or closed behind the executor's back is refused, so a
+    /// later transaction never silently nests in it or runs outside it.
+    func checkRawTransactionControl(_ sql: String) throws {
+        if transactionDepth == 0, connection.transactionStatus != .none {
+            try? connection.execute("ROLLBACK")
+            throw CRUDLogging.logged(CRUDSQLExeError(
+                "sql(): the statement opened a transaction that CRUD does not track, so it was rolled back; "
+                    + "use transaction { } or a child's beginTransaction() to control transactions", sql: sql))
+        }
+    }
+}
+
+/// A result carried across the continuation; only ever handed from the session's queue to the one
+/// awaiting caller.
+struct SendableResult<T>: @unchecked Sendable {
+    let value: T
+}
