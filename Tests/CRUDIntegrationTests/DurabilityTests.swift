@@ -53,7 +53,7 @@ struct DurabilityTests {
         #expect(acknowledged > 0, "the probe committed transactions between kills")
     }
 
-    @Test("a PostgreSQL restart under 4 writers: calls fail clearly or succeed, no acknowledged row is lost",
+    @Test("a PostgreSQL restart under 4 writers sharing one pooled Database: calls fail clearly or succeed, no acknowledged row is lost",
           .enabled(if: !PostgresTestServer.isSkipped, "CRUD_SKIP_POSTGRES=1"), .timeLimit(.minutes(3)))
     func restartUnderLoad() throws {
         _ = try PostgresTestServer.shared.get()
@@ -64,7 +64,8 @@ struct DurabilityTests {
             Database(configuration: try PostgresDatabaseConfiguration(
                 database: "postgres", host: "127.0.0.1", port: port, username: "postgres", password: PostgresCluster.password))
         }
-        try connect().create(Course.self)
+        let db = try connect()
+        try db.create(Course.self)
 
         let acknowledged = Acknowledged()
         let done = DispatchGroup()
@@ -73,13 +74,11 @@ struct DurabilityTests {
             done.enter()
             Thread {
                 defer { done.leave() }
-                var db: Database<PostgresDatabaseConfiguration>?
                 var id = writer * 1_000_000
                 while Date() < deadline {
                     id += 1
                     do {
-                        if db == nil { db = try connect() }
-                        try db!.transaction { try db!.table(Course.self).insert(Course(id: id, title: "writer \(writer)")) }
+                        try db.transaction { try db.table(Course.self).insert(Course(id: id, title: "writer \(writer)")) }
                         acknowledged.add(id)
                     } catch let error as CRUDSQLExeError {
                         // A failed call says what failed; a refused connection during the restart is one too.
@@ -99,7 +98,7 @@ struct DurabilityTests {
         let (ids, last, failures) = acknowledged.all
         #expect(last > restarted, "writes succeeded again after the restart")
         #expect(failures.isEmpty, "\(failures.prefix(5))")
-        let stored = Set(try connect().table(Course.self).select().map(\.id))
+        let stored = Set(try db.table(Course.self).select().map(\.id))
         #expect(ids.count > 20, "the writers made progress: \(ids.count) rows")
         #expect(Set(ids).isSubset(of: stored), "\(Set(ids).subtracting(stored).count) acknowledged rows are missing")
     }

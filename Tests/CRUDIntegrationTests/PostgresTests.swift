@@ -208,4 +208,27 @@ struct PostgresTests {
         }
         #expect(try db.table(Course.self).order(by: \.id).select().map(\.id) == [1, 2], "a nested transaction is the way to go on after a failure")
     }
+
+    @Test("an exhausted pool makes the next caller wait, then fail with a clear timeout error; a freed connection serves it")
+    func poolExhaustion() async throws {
+        let configuration = try Self.server().freshConfiguration(pool: PostgresPoolOptions(maximumConnections: 2, timeout: .milliseconds(300)))
+        let db = Database(configuration: configuration)
+        try await db.create(Course.self)
+        try await db.table(Course.self).insert((1 ... 3).map { Course(id: $0, title: "c\($0)") })
+        let first = try db.table(Course.self).cursor()
+        let second = try db.table(Course.self).cursor()
+        #expect(try first.next() != nil && second.next() != nil, "each open cursor holds one of the two connections")
+        let clock = ContinuousClock()
+        var error: CRUDSQLExeError?
+        let waited = await clock.measure {
+            error = await #expect(throws: CRUDSQLExeError.self) { try await db.table(Course.self).count() }
+        }
+        #expect(error?.msg.contains("timed out after") == true && error?.msg.contains("all 2 of the pool are in use") == true, "\(String(describing: error))")
+        #expect(waited >= .milliseconds(250) && waited < .seconds(3), "\(waited)")
+        let blocking = #expect(throws: CRUDSQLExeError.self) { try db.withConnection { _ in } }
+        #expect(blocking?.msg.contains("timed out after") == true)
+        while try first.next() != nil {}
+        #expect(try await db.table(Course.self).count() == 3, "the connection the finished cursor gave back serves the next call")
+        _ = second
+    }
 }

@@ -3,8 +3,8 @@
 ///
 /// Values are captured when the expression is built and always bound as parameters, never written
 /// into the SQL text.
-public struct CRUDBooleanExpression {
-    indirect enum Node {
+public struct CRUDBooleanExpression: Sendable {
+    indirect enum Node: Sendable {
         case compare(ColumnReference, ComparisonOperator, CRUDDatabaseValue)
         case contained(ColumnReference, [CRUDDatabaseValue], negated: Bool)
         case like(ColumnReference, LikePattern, String, negated: Bool)
@@ -43,9 +43,11 @@ public struct CRUDBooleanExpression {
 }
 
 /// A column named by a key path of a model type.
-struct ColumnReference {
+struct ColumnReference: Sendable {
     let model: any CRUDModel.Type
-    let keyPath: AnyKeyPath
+    /// Key paths are immutable once formed (this one names a stored property, with no captured
+    /// subscript arguments), so sharing one between threads is safe though the type is not marked so.
+    nonisolated(unsafe) let keyPath: AnyKeyPath
 
     init<Model: CRUDModel>(_ keyPath: PartialKeyPath<Model>) {
         model = Model.self
@@ -53,7 +55,7 @@ struct ColumnReference {
     }
 }
 
-enum ComparisonOperator: String {
+enum ComparisonOperator: String, Sendable {
     case equal = "="
     case notEqual = "<>"
     case less = "<"
@@ -74,7 +76,7 @@ enum ComparisonOperator: String {
     }
 }
 
-enum LikePattern {
+enum LikePattern: Sendable {
     case contains, beginsWith, endsWith
 
     /// The LIKE pattern for a literal text: `%` and `_` in it match themselves.

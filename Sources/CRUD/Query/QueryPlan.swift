@@ -1,18 +1,18 @@
 /// What an operation chain has said so far: the table, its joins, orderings, limits and filter.
 /// Chains build it as they go; nothing runs until `select`, `count`, `first`, `update` or `delete`.
-public struct CRUDQueryPlan {
-    struct Order {
+public struct CRUDQueryPlan: Sendable {
+    struct Order: Sendable {
         var column: Int
         var descending: Bool
     }
 
-    struct Limit {
+    struct Limit: Sendable {
         var max: Int?
         var skip: Int
     }
 
     /// The junction table of a many-to-many join.
-    struct Pivot {
+    struct Pivot: Sendable {
         var model: any CRUDModel.Type
         /// The pivot column equal to the root's key.
         var parentColumn: Int
@@ -20,7 +20,7 @@ public struct CRUDQueryPlan {
         var childColumn: Int
     }
 
-    struct Join {
+    struct Join: Sendable {
         /// The relation property it fills, as a position in the root's relations.
         var relation: Int
         var model: any CRUDModel.Type

@@ -205,7 +205,7 @@ extension UpdateAble {
         try updateRows(instance, columns: OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update"))
     }
 
-    private func updateRows(_ instance: OverAllForm, columns: [Int]?) throws -> Update<OverAllForm, Self> {
+    func updateRows(_ instance: OverAllForm, columns: [Int]?) throws -> Update<OverAllForm, Self> {
         let update = try updateStatement(columns: columns)
         let changed = try executor.withSession(.write) { session in
             try session.withStatement(update.sql, update.parameters, firstParameter: update.assigned) { statement in
@@ -258,6 +258,10 @@ extension Table {
     /// - Throws: `CRUDSQLGenError` for no key paths or one that names no column; `CRUDSQLExeError`.
     @discardableResult
     public func index(unique: Bool = false, _ keys: PartialKeyPath<A>...) throws -> Index<A, Self> {
+        try index(unique: unique, keys: keys)
+    }
+
+    func index(unique: Bool, keys: [PartialKeyPath<A>]) throws -> Index<A, Self> {
         guard !keys.isEmpty else { throw CRUDLogging.logged(CRUDSQLGenError("index: name at least one column")) }
         var columns: [Int] = []
         for key in keys {

@@ -38,7 +38,7 @@ final class PostgresTestServer: @unchecked Sendable {
     }
 
     /// A connection whose `search_path` is a new, empty schema of its own.
-    func freshConfiguration() throws -> PostgresDatabaseConfiguration {
+    func freshConfiguration(pool: PostgresPoolOptions = .init()) throws -> PostgresDatabaseConfiguration {
         let schema = "crud_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         try lock.withLock {
             if admin == nil { admin = try PostgresDatabaseConfiguration(parameters: self.parameters) }
@@ -51,6 +51,6 @@ final class PostgresTestServer: @unchecked Sendable {
         }
         var parameters = parameters
         parameters["options"] = "-c search_path=\(schema)"
-        return try PostgresDatabaseConfiguration(parameters: parameters)
+        return try PostgresDatabaseConfiguration(parameters: parameters, pool: pool)
     }
 }

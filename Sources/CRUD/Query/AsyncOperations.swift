@@ -1,0 +1,177 @@
+// The asynchronous form of every terminal operation. Each waits for a connection without blocking
+// a thread, then runs the synchronous operation on the connection's own queue (a thread of the
+// library's, never Swift's cooperative pool), bound to that connection so that all it runs goes
+// there. Inside `transaction { tx in … }` they run on the transaction's connection.
+//
+// The operations capture the chain and the caller's model values; the caller is suspended until
+// they have run, so nothing else touches those values meanwhile.
+
+extension SelectAble {
+    /// Runs the query and reads all its results.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
+    public func select() async throws -> Select<OverAllForm, Self> {
+        try await executor.perform(.read) { try self.select() }
+    }
+
+    /// The query's results as an asynchronous sequence, read in batches as the loop asks for them:
+    /// `for try await person in query.select() { … }`. Failures are thrown by the loop.
+    @_disfavoredOverload
+    public func select() -> CRUDAsyncRows<OverAllForm, DatabaseType.Configuration.Connection> {
+        CRUDAsyncRows(executor: executor, plan: plan)
+    }
+
+    /// How many results `select()` would give.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
+    public func count() async throws -> Int {
+        try await executor.perform(.read) { try self.count() }
+    }
+
+    /// The first result, or `nil`.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
+    public func first() async throws -> OverAllForm? {
+        try await executor.perform(.read) { try self.first() }
+    }
+}
+
+extension InsertAble {
+    /// Inserts the rows with every column, in one transaction.
+    /// - Throws: `CRUDSQLExeError` (nothing is inserted then), `CRUDEncoderError`.
+    @discardableResult
+    public func insert(_ instances: [InsertForm]) async throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
+        try await insertionTable.executor.perform(.write) { try self.insert(instances) }
+    }
+
+    @discardableResult
+    public func insert(_ instance: InsertForm) async throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
+        try await insertionTable.executor.perform(.write) { try self.insert(instance) }
+    }
+
+    /// Inserts only the named columns; the others take their defaults.
+    @discardableResult
+    public func insert(_ instances: [InsertForm], setKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) async throws
+        -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
+        let columns = try InsertForm.crudColumns([setKeys] + rest, for: "insert")
+        return try await insertionTable.executor.perform(.write) { try self.insertRows(instances, columns: columns) }
+    }
+
+    @discardableResult
+    public func insert(_ instance: InsertForm, setKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) async throws
+        -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
+        let columns = try InsertForm.crudColumns([setKeys] + rest, for: "insert")
+        return try await insertionTable.executor.perform(.write) { try self.insertRows([instance], columns: columns) }
+    }
+
+    /// Inserts every column but the named ones.
+    @discardableResult
+    public func insert(_ instances: [InsertForm], ignoreKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) async throws
+        -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
+        let columns = try InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert")
+        return try await insertionTable.executor.perform(.write) { try self.insertRows(instances, columns: columns) }
+    }
+
+    @discardableResult
+    public func insert(_ instance: InsertForm, ignoreKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) async throws
+        -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
+        let columns = try InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert")
+        return try await insertionTable.executor.perform(.write) { try self.insertRows([instance], columns: columns) }
+    }
+}
+
+extension UpdateAble {
+    /// Sets every column of the matching rows to `instance`'s values.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`.
+    @discardableResult
+    public func update(_ instance: OverAllForm) async throws -> Update<OverAllForm, Self> {
+        try await executor.perform(.write) { try self.update(instance) }
+    }
+
+    /// Sets only the named columns.
+    @discardableResult
+    public func update(_ instance: OverAllForm, setKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) async throws
+        -> Update<OverAllForm, Self> {
+        let columns = try OverAllForm.crudColumns([setKeys] + rest, for: "update")
+        return try await executor.perform(.write) { try self.updateRows(instance, columns: columns) }
+    }
+
+    /// Sets every column but the named ones.
+    @discardableResult
+    public func update(_ instance: OverAllForm, ignoreKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) async throws
+        -> Update<OverAllForm, Self> {
+        let columns = try OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update")
+        return try await executor.perform(.write) { try self.updateRows(instance, columns: columns) }
+    }
+
+    /// Updates the matching rows and returns `returning` of each.
+    public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm) async throws -> [R] {
+        try await executor.perform(.write) { try self.returning(returning, update: instance) }
+    }
+}
+
+extension DeleteAble {
+    /// Deletes the matching rows.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
+    @discardableResult
+    public func delete() async throws -> Delete<OverAllForm, Self> {
+        try await executor.perform(.write) { try self.delete() }
+    }
+}
+
+extension Table {
+    /// Creates an index on the columns if it does not exist yet.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
+    @discardableResult
+    public func index(unique: Bool = false, _ keys: PartialKeyPath<A>...) async throws -> Index<A, Self> {
+        try await executor.perform(.write) { try self.index(unique: unique, keys: keys) }
+    }
+
+    /// Inserts `instances` and returns the stored value of `returning` for each, in order.
+    public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instances: [A]) async throws -> [R] {
+        try await executor.perform(.write) { try self.returning(returning, insert: instances) }
+    }
+
+    public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A) async throws -> R {
+        try await executor.perform(.write) { try self.returning(returning, insert: instance) }
+    }
+
+    /// Inserts `instances` and returns the stored rows, database defaults filled in, in order.
+    public func returning(insert instances: [A]) async throws -> [A] {
+        try await executor.perform(.write) { try self.returning(insert: instances) }
+    }
+
+    public func returning(insert instance: A) async throws -> A {
+        try await executor.perform(.write) { try self.returning(insert: instance) }
+    }
+}
+
+extension Database {
+    /// Runs the async `body` in a transaction on one connection: every call of `tx` (or of `db`)
+    /// in it runs there, one at a time, and no other task's work lands inside it. An error rolls
+    /// the work back and is rethrown; nested calls are savepoints.
+    /// - Parameter mode: how the transaction begins (SQLite's locking, PostgreSQL's isolation).
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws; `CRUDSQLExeError`; `CRUDSQLGenError` for a mode the backend lacks.
+    @discardableResult
+    public func transaction<T>(_ mode: TransactionMode = .default, _ body: (Database) async throws -> T) async throws -> T {
+        try await executor.transaction(mode) { try await body(self) }
+    }
+
+    /// Creates the table of `type`, and unless `.shallow` the tables of its joined types.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
+    @discardableResult
+    public func create<A: CRUDModel>(_ type: A.Type, primaryKey: PartialKeyPath<A>? = nil,
+                                     policy: TableCreatePolicy = .defaultPolicy) async throws -> Create<A, Database<C>> {
+        try await executor.perform(.write) { try self.create(type, primaryKey: primaryKey, policy: policy) }
+    }
+
+    /// Runs one SQL statement; rows it returns are discarded.
+    /// - Throws: `CRUDSQLExeError`.
+    public func sql(_ sql: String, bindings: Bindings = []) async throws {
+        try await executor.perform(.write) { try self.sql(sql, bindings: bindings) }
+    }
+
+    /// Runs one SQL statement and reads every row as `type`, matching columns by name.
+    /// - Throws: `CRUDSQLExeError`, `CRUDDecoderError`.
+    public func sql<A: CRUDModel>(_ sql: String, bindings: Bindings = [], _ type: A.Type) async throws -> [A] {
+        try await executor.perform(.write) { try self.sql(sql, bindings: bindings, type) }
+    }
+}

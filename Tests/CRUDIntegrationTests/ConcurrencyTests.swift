@@ -1,0 +1,249 @@
+import CRUD
+import Foundation
+import Testing
+
+private struct Abort: Error {}
+
+/// What concurrent readers saw that they must not have.
+private final class Violations: @unchecked Sendable {
+    /// Guarded by `lock`.
+    private var found: [String] = []
+    private let lock = NSLock()
+
+    func add(_ violation: String) { lock.withLock { found.append(violation) } }
+    var all: [String] { lock.withLock { found } }
+}
+
+/// One `Database` shared by tasks and threads, on every backend.
+@Suite("concurrency")
+struct ConcurrencyTests {
+    @Test("8 writer tasks × 10,000 rows in transactions of 100, 2 readers counting: nothing lost, counts never go down, every transaction whole",
+          .timeLimit(.minutes(3)), arguments: Backend.all)
+    func writersAndReaders(_ backend: Backend) async throws { try await writersAndReaders(backend.open()) }
+
+    func writersAndReaders<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
+        let db = Database(configuration: configuration)
+        try await db.create(Course.self)
+        let violations = Violations()
+        let writing = ManagedAtomicFlag()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0 ..< 8 {
+                group.addTask {
+                    for transaction in 0 ..< 100 {
+                        let first = writer * 10_000 + transaction * 100
+                        try await db.transaction { tx in
+                            try await tx.table(Course.self).insert((first ..< first + 100).map { Course(id: $0, title: "w\(writer)") })
+                        }
+                    }
+                }
+            }
+            for _ in 0 ..< 2 {
+                group.addTask {
+                    var last = 0
+                    repeat {
+                        let count = try await db.table(Course.self).count()
+                        if count < last { violations.add("count went down from \(last) to \(count)") }
+                        if count % 100 != 0 { violations.add("count \(count) is not whole transactions") }
+                        last = count
+                    } while writing.isSet
+                }
+            }
+            // The writers are the first 8 tasks; when they are done, tell the readers.
+            var finished = 0
+            while finished < 8, try await group.next() != nil { finished += 1 }
+            writing.clear()
+            try await group.waitForAll()
+        }
+        #expect(violations.all.isEmpty, "\(violations.all.prefix(5))")
+        #expect(try await db.table(Course.self).count() == 80_000)
+        let ids = try await db.table(Course.self).select().map(\.id)
+        #expect(Set(ids) == Set((0 ..< 8).flatMap { writer in (0 ..< 10_000).map { writer * 10_000 + $0 } }))
+    }
+
+    @Test("a read during a long write transaction returns the old snapshot without waiting for it", arguments: Backend.all)
+    func snapshotRead(_ backend: Backend) throws { try snapshotRead(backend.open()) }
+
+    func snapshotRead<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let db = Database(configuration: configuration)
+        try db.create(Course.self)
+        try db.table(Course.self).insert(Course(id: 1, title: "committed"))
+        let started = DispatchSemaphore(value: 0)
+        let writer = Thread {
+            try? db.transaction {
+                try db.table(Course.self).insert((2 ... 100).map { Course(id: $0, title: "pending") })
+                started.signal()
+                Thread.sleep(forTimeInterval: 1.5)
+            }
+        }
+        writer.start()
+        started.wait()
+        let clock = ContinuousClock()
+        var seen = -1
+        let elapsed = try clock.measure { seen = try db.table(Course.self).count() }
+        #expect(seen == 1, "the reader sees the last committed state, not the open transaction's rows")
+        #expect(elapsed < .milliseconds(700), "the read did not wait for the write transaction: \(elapsed)")
+        var titles: [String] = []
+        try db.table(Course.self).forEach { titles.append($0.title) }
+        #expect(titles == ["committed"])
+        while !writer.isFinished { usleep(20_000) }
+        #expect(try db.table(Course.self).count() == 100)
+    }
+
+    @Test("other tasks' work never lands inside a transaction, and a failed transaction keeps none of its own", arguments: Backend.all)
+    func isolation(_ backend: Backend) async throws { try await isolation(backend.open()) }
+
+    func isolation<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
+        let db = Database(configuration: configuration)
+        try await db.create(Course.self)
+        async let outsider: Void = {
+            try await Task.sleep(for: .milliseconds(100))
+            try await db.table(Course.self).insert(Course(id: 2, title: "outside"))
+        }()
+        await #expect(throws: Abort.self) {
+            try await db.transaction { tx in
+                try await tx.table(Course.self).insert(Course(id: 1, title: "inside"))
+                try await Task.sleep(for: .milliseconds(400))
+                #expect(try await tx.table(Course.self).where(\Course.id == 1).count() == 1, "the body sees its own work")
+                throw Abort()
+            }
+        }
+        try await outsider
+        #expect(try await db.table(Course.self).select().map(\.id) == [2])
+    }
+
+    @Test("async transactions nest as savepoints; the body's calls of db run inside too", arguments: Backend.all)
+    func nestedAsync(_ backend: Backend) async throws { try await nestedAsync(backend.open()) }
+
+    func nestedAsync<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
+        let db = Database(configuration: configuration)
+        try await db.create(Course.self)
+        let value = try await db.transaction { tx in
+            try await tx.table(Course.self).insert(Course(id: 1, title: "outer"))
+            await #expect(throws: Abort.self) {
+                try await tx.transaction { inner in
+                    try await inner.table(Course.self).insert(Course(id: 2, title: "inner"))
+                    throw Abort()
+                }
+            }
+            try await db.table(Course.self).insert(Course(id: 3, title: "through db"))
+            return try await db.table(Course.self).count()
+        }
+        #expect(value == 2)
+        #expect(try await db.table(Course.self).order(by: \.id).select().map(\.id) == [1, 3])
+        var streamed: [Int] = []
+        for try await course in db.table(Course.self).order(by: \.id).select() { streamed.append(course.id) }
+        #expect(streamed == [1, 3])
+    }
+
+    @Test("one Database shared by Task.detached and DispatchQueue closures: Sendable, correct counts", arguments: Backend.all)
+    func sharedAcrossThreads(_ backend: Backend) async throws { try await sharedAcrossThreads(backend.open()) }
+
+    func sharedAcrossThreads<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
+        let db = Database(configuration: configuration)
+        try await db.create(Course.self)
+        let detached = (0 ..< 4).map { worker in
+            Task.detached {
+                for row in 0 ..< 50 { try db.table(Course.self).insert(Course(id: worker * 100 + row, title: "task")) }
+                return try db.table(Course.self).count()
+            }
+        }
+        let group = DispatchGroup()
+        let violations = Violations()
+        for worker in 4 ..< 8 {
+            DispatchQueue.global().async(group: group) {
+                do {
+                    for row in 0 ..< 50 { try db.table(Course.self).insert(Course(id: worker * 100 + row, title: "queue")) }
+                } catch {
+                    violations.add("\(error)")
+                }
+            }
+        }
+        for task in detached { #expect(try await task.value >= 50) }
+        group.wait()
+        #expect(violations.all.isEmpty, "\(violations.all)")
+        #expect(try await db.table(Course.self).count() == 400)
+    }
+
+    @Test("a streamed result can be left early: its connection goes back", arguments: Backend.all)
+    func streamLeftEarly(_ backend: Backend) async throws { try await streamLeftEarly(backend.open()) }
+
+    func streamLeftEarly<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
+        let db = Database(configuration: configuration)
+        try await db.create(Course.self)
+        try await db.table(Course.self).insert((1 ... 1_000).map { Course(id: $0, title: "c\($0)") })
+        for _ in 0 ..< 20 {
+            for try await course in db.table(Course.self).order(by: \.id).select() where course.id == 300 { break }
+        }
+        #expect(try await db.table(Course.self).count() == 1_000, "no connection was kept by the abandoned loops")
+        try await db.transaction { tx in
+            var seen = 0
+            for try await _ in tx.table(Course.self).select() { seen += 1 }
+            #expect(seen == 1_000)
+        }
+    }
+
+    @Test("transaction modes each backend has, and a clear error for those it lacks", arguments: Backend.all)
+    func modes(_ backend: Backend) throws { try modes(backend.open(), backend) }
+
+    func modes<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) throws {
+        let db = Database(configuration: configuration)
+        try db.create(Course.self)
+        let supported: [TransactionMode] = backend == .sqlite
+            ? [.default, .deferred, .immediate, .exclusive, .isolation(.serializable)]
+            : [.default, .isolation(.readCommitted), .isolation(.repeatableRead), .isolation(.serializable)]
+        for (offset, mode) in supported.enumerated() {
+            try db.transaction(mode) { try db.table(Course.self).insert(Course(id: offset, title: "\(mode)")) }
+        }
+        #expect(try db.table(Course.self).count() == supported.count)
+        let unsupported: TransactionMode = backend == .sqlite ? .isolation(.readCommitted) : .exclusive
+        let error = #expect(throws: CRUDSQLGenError.self) { try db.transaction(unsupported) {} }
+        #expect(error?.msg.contains(backend == .sqlite ? "SQLite" : "PostgreSQL") == true)
+        if backend == .postgres {
+            let readOnly = #expect(throws: CRUDSQLExeError.self) {
+                try db.transaction(.isolation(.serializable, readOnly: true)) { try db.table(Course.self).insert(Course(id: 99, title: "x")) }
+            }
+            #expect(readOnly?.code == "25006")
+        }
+        #expect(try db.table(Course.self).count() == supported.count)
+    }
+
+    @Test("a child has a connection of its own with explicit transactions; raw BEGIN is refused", arguments: Backend.all)
+    func children(_ backend: Backend) throws { try children(backend.open()) }
+
+    func children<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let db = Database(configuration: configuration)
+        try db.create(Course.self)
+        let child = try db.createChild()
+        try child.beginTransaction()
+        try child.table(Course.self).insert(Course(id: 1, title: "rolled back"))
+        try child.rollbackTransaction()
+        try child.beginTransaction()
+        try child.table(Course.self).insert(Course(id: 2, title: "kept"))
+        try child.beginTransaction()
+        try child.table(Course.self).insert(Course(id: 3, title: "inner, rolled back"))
+        try child.rollbackTransaction()
+        try child.commitTransaction()
+        #expect(try db.table(Course.self).select().map(\.id) == [2], "the parent sees what the child committed")
+        #expect(throws: CRUDSQLGenError.self) { try child.commitTransaction() }
+        #expect(throws: CRUDSQLGenError.self) { try child.rollbackTransaction() }
+        let pooled = #expect(throws: CRUDSQLGenError.self) { try db.beginTransaction() }
+        #expect(pooled?.msg.contains("createChild") == true)
+
+        let raw = #expect(throws: CRUDSQLExeError.self) { try db.sql("BEGIN") }
+        #expect(raw?.msg.contains("opened a transaction that CRUD does not track") == true)
+        #expect(throws: CRUDSQLExeError.self) { try child.sql("BEGIN") }
+        try db.transaction { try db.table(Course.self).insert(Course(id: 4, title: "after raw BEGIN")) }
+        try child.transaction { try child.table(Course.self).insert(Course(id: 5, title: "child after raw BEGIN")) }
+        #expect(try db.table(Course.self).order(by: \.id).select().map(\.id) == [2, 4, 5])
+    }
+}
+
+/// A flag several tasks read while one clears it.
+private final class ManagedAtomicFlag: @unchecked Sendable {
+    /// Guarded by `lock`.
+    private var value = true
+    private let lock = NSLock()
+
+    var isSet: Bool { lock.withLock { value } }
+    func clear() { lock.withLock { value = false } }
+}
