@@ -37,14 +37,32 @@ struct PluginBuildTests {
 
         """
 
+    /// One `Database` shared by detached tasks and dispatch queues, as a Swift 6 program would.
     static let main = """
         import CRUD
         import CRUDSQLite
+        import Dispatch
+        import Foundation
 
-        let db = Database(configuration: try SQLiteDatabaseConfiguration(":memory:"))
+        CRUDLogging.queryLogDestinations = [.file(FileManager.default.temporaryDirectory.appending(path: "crud-fixture.log").path)]
+        let path = FileManager.default.temporaryDirectory.appending(path: "crud-fixture-\\(UUID().uuidString).sqlite").path
+        let db = Database(configuration: try SQLiteDatabaseConfiguration(path))
         try db.create(Rider.self)
         try db.table(Rider.self).insert(Rider(id: 1, name: "Ann"))
+        let finished = DispatchGroup()
+        for worker in 0 ..< 4 {
+            finished.enter()
+            Task.detached {
+                defer { finished.leave() }
+                for row in 0 ..< 25 { _ = try? db.table(Rider.self).insert(Rider(id: 100 + worker * 25 + row, name: "task")) }
+            }
+            DispatchQueue.global().async(group: finished) {
+                for row in 0 ..< 25 { _ = try? db.table(Rider.self).insert(Rider(id: 200 + worker * 25 + row, name: "queue")) }
+            }
+        }
+        finished.wait()
         print(Rider.crudSchema.columns.map(\\.name).joined(separator: ","), try db.table(Rider.self).count())
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
 
         """
 
@@ -88,8 +106,12 @@ struct PluginBuildTests {
         #expect(try String(contentsOf: generated, encoding: .utf8).contains("static let name = CRUDColumn<Rider, String>(1, \"name\")"))
         let built = try Self.modificationDate(generated)
         let ran = try runProcess(Self.fixture.appending(path: ".build/debug/App"), [])
-        #expect(ran.output.split(separator: "\n").first == "id,name 1", "\(ran.output)\(ran.error)")
-        #expect(ran.output.contains("[query] SELECT COUNT(*)"), "the query log is flushed when the app exits")
+        #expect(ran.output.split(separator: "\n").first == "id,name 201", "\(ran.output)\(ran.error)")
+        #expect(!first.output.contains("warning:"), "a Swift 6 package sharing one Database across tasks and queues builds without warnings:\n\(first.output)")
+        let log = FileManager.default.temporaryDirectory.appending(path: "crud-fixture.log")
+        defer { try? FileManager.default.removeItem(at: log) }
+        #expect((try? String(contentsOf: log, encoding: .utf8))?.hasSuffix("[query] SELECT COUNT(*) FROM (SELECT 1 FROM \"Rider\" AS t0) AS crud_count\n") == true,
+                "the query log is flushed when the app exits")
 
         let second = try Self.swiftBuild()
         #expect(second.status == 0, "\(second.output)")
