@@ -41,9 +41,12 @@ enum CRUDAccess: Sendable {
 /// The connections of one database: leases them to one caller at a time, opens more up to the
 /// layout's limits, replaces broken ones, and bounds how long a caller waits.
 ///
+/// It is not generic: it handles sessions through their non-generic base, so leasing runs as plain
+/// code, without instantiating generic types at run time on every query.
+///
 /// `@unchecked Sendable`: every mutable property is guarded by `lock`.
-final class CRUDConnectionPool<Connection: CRUDConnection>: @unchecked Sendable {
-    typealias Session = CRUDSession<Connection>
+final class CRUDConnectionPool: @unchecked Sendable {
+    typealias Session = CRUDSessionSlot
 
     private enum Waiter {
         case thread(NSCondition, Box)
@@ -59,7 +62,7 @@ final class CRUDConnectionPool<Connection: CRUDConnection>: @unchecked Sendable 
     let layout: CRUDPoolLayout
     /// How long a caller waits for a connection before `CRUDSQLExeError`.
     let timeout: Duration
-    private let open: @Sendable (CRUDConnectionRole) throws -> Connection
+    private let open: @Sendable (CRUDConnectionRole) throws -> CRUDSessionSlot
     private let describe: String
 
     private let lock = NSLock()
@@ -76,29 +79,38 @@ final class CRUDConnectionPool<Connection: CRUDConnection>: @unchecked Sendable 
     private let shared: Session?
 
     /// - Parameters:
-    ///   - first: an open connection to start with (the configuration opened it to check the
-    ///     database can be reached): the writer, the first interchangeable connection, or the single one.
-    ///   - open: opens another connection for a role.
-    init(layout: CRUDPoolLayout, first: Connection, timeout: Duration, describe: String,
-         open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
+    ///   - first: the session of an open connection to start with (the configuration opened it to
+    ///     check the database can be reached), in the role `firstRole(of:)` gives.
+    ///   - open: opens another connection for a role, in a session.
+    init(layout: CRUDPoolLayout, first: CRUDSessionSlot, timeout: Duration, describe: String,
+         open: @escaping @Sendable (CRUDConnectionRole) throws -> CRUDSessionSlot) throws {
         self.layout = layout
         self.timeout = timeout
         self.describe = describe
         self.open = open
         switch layout {
         case .writerAndReaders:
-            idleWriter = Session(first, role: .writer)
+            idleWriter = first
             writerExists = true
             shared = nil
         case let .interchangeable(minimum, _):
-            idle = [Session(first, role: .general)]
+            idle = [first]
             for _ in 1 ..< max(1, minimum) {
-                idle.append(Session(try open(.general), role: .general))
+                idle.append(try open(.general))
             }
             opened = idle.count
             shared = nil
         case .single:
-            shared = Session(first, role: .single)
+            shared = first
+        }
+    }
+
+    /// The role the first connection of a layout takes.
+    static func firstRole(of layout: CRUDPoolLayout) -> CRUDConnectionRole {
+        switch layout {
+        case .writerAndReaders: .writer
+        case .interchangeable: .general
+        case .single: .single
         }
     }
 
@@ -147,7 +159,7 @@ final class CRUDConnectionPool<Connection: CRUDConnection>: @unchecked Sendable 
     /// Opens a connection for a granted role; on failure gives the slot back.
     private func opening(_ role: CRUDConnectionRole) throws -> Session {
         do {
-            return Session(try open(role), role: role)
+            return try open(role)
         } catch {
             lock.withLock { forgetSlot(role) }
             throw error
@@ -177,9 +189,6 @@ final class CRUDConnectionPool<Connection: CRUDConnection>: @unchecked Sendable 
     /// with `giveBack`.
     /// - Throws: `CRUDSQLExeError` on timeout, or when a new connection cannot be opened.
     func lease(_ access: CRUDAccess) throws -> Session {
-        let condition: NSCondition
-        let box = Box()
-        let id: UInt64
         lock.lock()
         switch grant(access) {
         case let .session(session):
@@ -189,12 +198,14 @@ final class CRUDConnectionPool<Connection: CRUDConnection>: @unchecked Sendable 
             lock.unlock()
             return try opening(role)
         case .wait:
-            condition = NSCondition()
-            id = nextWaiter
-            nextWaiter += 1
-            enqueue(access, id: id, .thread(condition, box))
-            lock.unlock()
+            break
         }
+        let condition = NSCondition()
+        let box = Box()
+        let id = nextWaiter
+        nextWaiter += 1
+        enqueue(access, id: id, .thread(condition, box))
+        lock.unlock()
         let deadline = Date().addingTimeInterval(timeout.seconds)
         condition.lock()
         while lock.withLock({ box.session == nil && box.failure == nil }) {
@@ -266,14 +277,30 @@ final class CRUDConnectionPool<Connection: CRUDConnection>: @unchecked Sendable 
         return false
     }
 
+    /// Takes `session` out of the pool when it is idle, for a caller that needs that very connection
+    /// (`Insert.lastInsertId()`); `false` when someone else holds it. Give it back with `giveBack`.
+    func take(_ session: Session) -> Bool {
+        lock.withLock {
+            if idleWriter === session {
+                idleWriter = nil
+                return true
+            }
+            if let index = idle.firstIndex(where: { $0 === session }) {
+                idle.remove(at: index)
+                return true
+            }
+            return false
+        }
+    }
+
     /// Takes back a leased session: hands it to the first waiter for its role, or keeps it idle. A
     /// connection that broke (a server restart) is closed, and a waiter gets a new one opened for it.
     func giveBack(_ session: Session) {
         guard session.role != .single else { return }
-        let usable = session.locked { session.transactionDepth == 0 && session.connection.isUsable }
+        // The caller has finished with it, and nobody else holds a leased session: no lock needed.
+        let usable = session.transactionDepth == 0 && session.isUsable
         lock.lock()
-        var waiters = session.role == .writer ? writeWaiters : readWaiters
-        guard !waiters.isEmpty else {
+        guard session.role == .writer ? !writeWaiters.isEmpty : !readWaiters.isEmpty else {
             if usable {
                 if session.role == .writer { idleWriter = session } else { idle.append(session) }
             } else {
@@ -282,8 +309,7 @@ final class CRUDConnectionPool<Connection: CRUDConnection>: @unchecked Sendable 
             lock.unlock()
             return
         }
-        let (id, waiter) = waiters.removeFirst()
-        if session.role == .writer { writeWaiters = waiters } else { readWaiters = waiters }
+        let (id, waiter) = session.role == .writer ? writeWaiters.removeFirst() : readWaiters.removeFirst()
         timers.removeValue(forKey: id)?.cancel()
         lock.unlock()
         hand(usable ? .success(session) : Result { try opening(session.role) }, to: waiter)

@@ -27,22 +27,22 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
     init(executor: CRUDExecutor<Connection>, plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?) throws {
         self.executor = executor
         try plan.validate()
-        let (session, bound) = try executor.leaseSession(.read)
+        let bound = executor.boundSession()
+        let session = try bound ?? executor.lease(.read)
         self.session = session
-        leased = !bound
-        locksEachStep = bound || session.role == .single
+        leased = bound == nil
+        let shared = bound != nil || session.role == .single
+        locksEachStep = shared
+        if shared { session.gate.lock() }
+        defer { if shared { session.gate.unlock() } }
         do {
-            let (joins, statement) = try session.locked { () throws -> ([Int: JoinedChildren], Connection.Statement) in
-                var joins: [Int: JoinedChildren] = [:]
-                for index in plan.joins.indices {
-                    joins[plan.joins[index].relation] = try Self.children(plan.joins[index].model, of: plan, join: index, limit: limit, on: session)
-                }
-                let (sql, parameters) = try logging { try SelectCache.shared.select(plan, limit: limit, dialect: session.dialect) }
-                let statement = try session.prepared(sql, parameters)
-                return (joins, statement)
+            var joins: [Int: JoinedChildren] = [:]
+            for index in plan.joins.indices {
+                joins[plan.joins[index].relation] = try Self.children(plan.joins[index].model, of: plan, join: index, limit: limit, on: session)
             }
             self.joins = joins
-            self.statement = statement
+            let (sql, parameters) = try logging { try SelectCache.shared.select(plan, limit: limit, dialect: session.dialect) }
+            statement = try session.prepared(sql, parameters)
         } catch {
             if leased { executor.giveBack(session) }
             throw error
@@ -89,7 +89,9 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
     func finish() {
         if !isFinished {
             isFinished = true
-            session.locked { session.connection.release(statement) }
+            if locksEachStep { session.gate.lock() }
+            session.connection.release(statement)
+            if locksEachStep { session.gate.unlock() }
             if leased { executor.giveBack(session) }
         }
     }

@@ -14,7 +14,7 @@ import Foundation
 public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     typealias Session = CRUDSession<Connection>
 
-    let pool: CRUDConnectionPool<Connection>
+    let pool: CRUDConnectionPool
     /// How this database spells the SQL that differs between databases.
     public let dialect: any CRUDDialect
     private let open: @Sendable (CRUDConnectionRole) throws -> Connection
@@ -32,7 +32,17 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
                 open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
         dialect = first.dialect
         self.open = open
-        pool = try CRUDConnectionPool(layout: layout, first: first, timeout: timeout, describe: describe, open: open)
+        pool = try CRUDConnectionPool(
+            layout: layout, first: Session(first, role: CRUDConnectionPool.firstRole(of: layout)), timeout: timeout, describe: describe
+        ) { role in
+            Session(try open(role), role: role)
+        }
+    }
+
+    /// The pool's session as the connection's session: the pool only ever holds this executor's.
+    @inline(__always)
+    private func typed(_ slot: CRUDSessionSlot) -> Session {
+        unsafeDowncast(slot, to: Session.self)
     }
 
     // MARK: - Sessions
@@ -53,21 +63,30 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
         CRUDBindings.current + [CRUDBindings.Binding(executor: ObjectIdentifier(self), session: session)]
     }
 
-    /// Runs `body` on a session for `access`, on this thread.
+    /// Runs `body` on a session for `access`, on this thread. A session leased from the pool is this
+    /// caller's alone; a bound one (the transaction's) or a single shared one is used under its lock.
     @usableFromInline
     func withSession<T>(_ access: CRUDAccess, _ body: (CRUDSession<Connection>) throws -> T) throws -> T {
         if let bound = boundSession() { return try bound.locked { try body(bound) } }
-        let session = try pool.lease(access)
+        let session = typed(try pool.lease(access))
+        if session.role == .single { return try session.locked { try body(session) } }
         defer { pool.giveBack(session) }
-        return try session.locked { try body(session) }
+        return try body(session)
     }
 
-    /// Leases a session for `access` to a caller that keeps it across calls (a cursor); the caller
-    /// gives it back with `giveBack`, unless it is `bound` (the current transaction's).
-    @usableFromInline
-    func leaseSession(_ access: CRUDAccess) throws -> (session: CRUDSession<Connection>, bound: Bool) {
-        if let bound = boundSession() { return (bound, true) }
-        return (try pool.lease(access), false)
+    /// Runs `body` on `session` itself, if it can be had: it is the current transaction's, the single
+    /// shared one, or idle in the pool. `nil` when someone else holds it.
+    func withSessionItself<T>(_ session: CRUDSession<Connection>, _ body: () throws -> T) throws -> T? {
+        if boundSession() === session || session.role == .single { return try session.locked(body) }
+        guard pool.take(session) else { return nil }
+        defer { pool.giveBack(session) }
+        return try body()
+    }
+
+    /// Leases a session for `access` to a caller that keeps it across calls (a cursor, outside any
+    /// transaction); the caller gives it back with `giveBack`.
+    func lease(_ access: CRUDAccess) throws -> CRUDSession<Connection> {
+        typed(try pool.lease(access))
     }
 
     @usableFromInline
@@ -84,7 +103,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
             let bindings = CRUDBindings.current
             return try await bound.perform { try CRUDBindings.$current.withValue(bindings) { try body() } }
         }
-        let session = try await pool.lease(access)
+        let session = typed(try await pool.lease(access))
         defer { pool.giveBack(session) }
         let bindings = binding(session)
         return try await session.perform { try CRUDBindings.$current.withValue(bindings) { try body() } }
@@ -95,7 +114,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     /// Runs `body` in a transaction on one connection, on this thread; nested calls are savepoints.
     func transaction<T>(_ mode: TransactionMode, _ body: () throws -> T) throws -> T {
         if let bound = boundSession() { return try bound.locked { try bound.transaction(mode, body) } }
-        let session = try pool.lease(.write)
+        let session = typed(try pool.lease(.write))
         defer { pool.giveBack(session) }
         return try session.locked {
             try CRUDBindings.$current.withValue(binding(session)) { try session.transaction(mode, body) }
@@ -106,7 +125,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     /// a time; nested calls are savepoints.
     func transaction<T>(_ mode: TransactionMode, _ body: () async throws -> T) async throws -> T {
         if let bound = boundSession() { return try await transaction(mode, on: bound, body) }
-        let session = try await pool.lease(.write)
+        let session = typed(try await pool.lease(.write))
         defer { pool.giveBack(session) }
         return try await CRUDBindings.$current.withValue(binding(session)) { try await transaction(mode, on: session, body) }
     }
@@ -140,7 +159,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
                 "\(operation) needs a connection of its own, and this database hands its connections to each operation in turn: "
                     + "call it on a child (let child = try db.createChild()), or use transaction { }"))
         }
-        return try pool.lease(.write)
+        return typed(try pool.lease(.write))
     }
 }
 

@@ -1,18 +1,10 @@
 import Foundation
 
-/// One connection as the executor holds it: the driver's connection, the transaction state that
-/// belongs to the executor rather than the driver, and the lock and queue that serialize its use.
+/// What the pool knows of a session, without its connection's type: its role, its lock and its
+/// transaction state.
 ///
-/// Every statement the library runs goes through a session: `withStatement` prepares, binds, runs
-/// and gives the statement back, and logs an error once as it leaves; `transaction` nests with
-/// savepoints and refuses to go on in a transaction the database ended underneath.
-///
-/// `@unchecked Sendable`: `gate` (a recursive lock) is held for every use of `connection` and of the
-/// mutable state below, so at most one thread uses them at a time; a pool lease hands the session to
-/// one caller, and callers that share it (child tasks of a transaction body, the single connection of
-/// an in-memory database) take turns on `gate`.
-public final class CRUDSession<Connection: CRUDConnection>: @unchecked Sendable {
-    @usableFromInline let connection: Connection
+/// `@unchecked Sendable`: the mutable properties are guarded by `gate`, as in `CRUDSession`.
+public class CRUDSessionSlot: @unchecked Sendable {
     /// How deep the current transaction is nested: 0 outside any transaction. Guarded by `gate`.
     @usableFromInline var transactionDepth = 0
     /// Statements run so far, so that `Insert.lastInsertId()` can tell whether the connection ran
@@ -25,11 +17,35 @@ public final class CRUDSession<Connection: CRUDConnection>: @unchecked Sendable 
     /// What the session is for, in the pool.
     let role: CRUDConnectionRole
 
-    init(_ connection: Connection, role: CRUDConnectionRole) {
-        self.connection = connection
+    init(role: CRUDConnectionRole) {
         self.role = role
         queue = DispatchQueue(label: "CRUD.session.\(role)")
     }
+
+    /// Whether the connection can still be used. Read holding `gate`.
+    var isUsable: Bool { true }
+}
+
+/// One connection as the executor holds it: the driver's connection, the transaction state that
+/// belongs to the executor rather than the driver, and the lock and queue that serialize its use.
+///
+/// Every statement the library runs goes through a session: `withStatement` prepares, binds, runs
+/// and gives the statement back, and logs an error once as it leaves; `transaction` nests with
+/// savepoints and refuses to go on in a transaction the database ended underneath.
+///
+/// `@unchecked Sendable`: `gate` (a recursive lock) is held for every use of `connection` and of the
+/// mutable state below, so at most one thread uses them at a time; a pool lease hands the session to
+/// one caller, and callers that share it (child tasks of a transaction body, the single connection of
+/// an in-memory database) take turns on `gate`.
+public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked Sendable {
+    @usableFromInline let connection: Connection
+
+    init(_ connection: Connection, role: CRUDConnectionRole) {
+        self.connection = connection
+        super.init(role: role)
+    }
+
+    override var isUsable: Bool { connection.isUsable }
 
     var dialect: any CRUDDialect { connection.dialect }
 

@@ -8,17 +8,19 @@ public struct Insert<Form: CRUDModel, Parent> {
     }
 
     @usableFromInline
-    init<Connection>(session: CRUDSession<Connection>) {
+    init<Connection>(session: CRUDSession<Connection>, executor: CRUDExecutor<Connection>) {
         let ran = session.statementsRun
         readLastInsertId = {
-            try session.locked {
-                guard session.statementsRun == ran else {
-                    throw CRUDLogging.logged(CRUDSQLExeError(
-                        "lastInsertId(): the connection that ran the insert has run other statements since, so its last id may be "
-                            + "another's; call lastInsertId() right after the insert, or use returning(…) to get the row's values"))
-                }
-                return try session.connection.lastInsertId()
+            let id = try executor.withSessionItself(session) { () throws -> Int?? in
+                guard session.statementsRun == ran else { return nil }
+                return .some(try session.connection.lastInsertId())
             }
+            guard let id = id ?? nil else {
+                throw CRUDLogging.logged(CRUDSQLExeError(
+                    "lastInsertId(): the connection that ran the insert has run other statements since, so its last id may be "
+                        + "another's; call lastInsertId() right after the insert, or use returning(…) to get the row's values"))
+            }
+            return id
         }
     }
 
@@ -172,7 +174,7 @@ extension InsertAble {
             } else {
                 try write()
             }
-            return Insert(session: session)
+            return Insert(session: session, executor: insertionTable.executor)
         }
     }
 
