@@ -4,6 +4,24 @@ import Testing
 
 @Suite("insert, update, delete")
 struct WriteTests {
+    @Test("lastInsertId asked after the connection inserted again is an error, not another row's id", arguments: Backend.all)
+    func staleLastInsertId(_ backend: Backend) throws { try staleLastInsertId(backend.open()) }
+
+    func staleLastInsertId<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let db = Database(configuration: configuration)
+        try db.create(Bicycle.self)
+        let bikes = db.table(Bicycle.self)
+        let stale = try bikes.insert(Bicycle(id: nil, name: "One", color: "red"), ignoreKeys: \.id)
+        let later = try bikes.insert(Bicycle(id: nil, name: "Two", color: "red"), ignoreKeys: \.id)
+        #expect(try later.lastInsertId() == 2)
+        let error = #expect(throws: CRUDSQLExeError.self, "the connection has inserted another row since") { try stale.lastInsertId() }
+        #expect(error?.msg.contains("has run other statements since") == true)
+        try db.transaction {
+            let inside = try bikes.insert(Bicycle(id: nil, name: "Three", color: "red"), ignoreKeys: \.id)
+            #expect(try inside.lastInsertId() == 3, "inside a transaction it is asked on the transaction's connection")
+        }
+    }
+
     @Test("insert one and many, with setKeys and ignoreKeys, DEFAULT VALUES, lastInsertId", arguments: Backend.all)
     func insert(_ backend: Backend) throws { try insert(backend.open()) }
 
