@@ -60,6 +60,45 @@ struct ConcurrencyTests {
         #expect(Set(ids) == Set((0 ..< 8).flatMap { writer in (0 ..< 10_000).map { writer * 10_000 + $0 } }))
     }
 
+    @Test("tasks preferring CRUDThreads run their calls inline: writers in transactions, readers, streams, all consistent",
+          .timeLimit(.minutes(2)), arguments: Backend.all)
+    func onLibraryThreads(_ backend: Backend) async throws { try await onLibraryThreads(backend.open()) }
+
+    func onLibraryThreads<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
+        let db = Database(configuration: configuration)
+        try await db.create(Course.self)
+        let violations = Violations()
+        // More writers than CRUDThreads has threads: waiting for the writer must suspend, not block.
+        let writers = 24
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0 ..< writers {
+                group.addTask(executorPreference: CRUDThreads.shared) {
+                    for transaction in 0 ..< 10 {
+                        let first = writer * 1_000 + transaction * 10
+                        try await db.transaction { tx in
+                            try await tx.table(Course.self).insert((first ..< first + 10).map { Course(id: $0, title: "w") })
+                            if try await tx.table(Course.self).where(\Course.id >= first && \Course.id < first + 10).count() != 10 {
+                                violations.add("a transaction does not see its own rows")
+                            }
+                        }
+                    }
+                }
+            }
+            group.addTask(executorPreference: CRUDThreads.shared) {
+                var last = 0
+                for _ in 0 ..< 50 {
+                    var streamed = 0
+                    for try await _ in db.table(Course.self).select() { streamed += 1 }
+                    if streamed < last || streamed % 10 != 0 { violations.add("streamed \(streamed) rows after \(last)") }
+                    last = streamed
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(violations.all.isEmpty, "\(violations.all.prefix(5))")
+        #expect(try await db.table(Course.self).count() == writers * 100)
+    }
+
     @Test("a read during a long write transaction returns the old snapshot without waiting for it", arguments: Backend.all)
     func snapshotRead(_ backend: Backend) throws { try snapshotRead(backend.open()) }
 

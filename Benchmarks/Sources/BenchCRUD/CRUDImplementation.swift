@@ -6,7 +6,7 @@ import Foundation
 
 /// CRUD on SQLite.
 public final class CRUDImplementation: BenchImplementation {
-    private let workloads: CRUDWorkloads<SQLiteDatabaseConfiguration>
+    fileprivate let workloads: CRUDWorkloads<SQLiteDatabaseConfiguration>
 
     public init(path: String) throws {
         workloads = CRUDWorkloads(Database(configuration: try SQLiteDatabaseConfiguration(path)))
@@ -19,9 +19,43 @@ public final class CRUDImplementation: BenchImplementation {
     public func parentsWithChildren() throws -> Checksum { try workloads.parentsWithChildren() }
 }
 
+extension CRUDImplementation: BenchConcurrentImplementation {
+    public func concurrentLookups(_ slices: [[Int64]]) throws -> Checksum { try workloads.concurrentLookups(slices) }
+    public func concurrentInserts(_ slices: [[ItemData]]) throws { try workloads.concurrentInserts(slices) }
+}
+
+extension CRUDPostgresImplementation: BenchConcurrentImplementation {
+    public func concurrentLookups(_ slices: [[Int64]]) throws -> Checksum { try workloads.concurrentLookups(slices) }
+    public func concurrentInserts(_ slices: [[ItemData]]) throws { try workloads.concurrentInserts(slices) }
+}
+
+/// CRUD on SQLite with the worker tasks preferring `CRUDThreads`, so their calls run inline.
+public final class CRUDThreadsImplementation: BenchConcurrentImplementation {
+    private let workloads: CRUDWorkloads<SQLiteDatabaseConfiguration>
+
+    public init(path: String) throws {
+        workloads = CRUDWorkloads(Database(configuration: try SQLiteDatabaseConfiguration(path)), preferringLibraryThreads: true)
+    }
+
+    public func concurrentLookups(_ slices: [[Int64]]) throws -> Checksum { try workloads.concurrentLookups(slices) }
+    public func concurrentInserts(_ slices: [[ItemData]]) throws { try workloads.concurrentInserts(slices) }
+}
+
+/// CRUD on PostgreSQL with the worker tasks preferring `CRUDThreads`.
+public final class CRUDPostgresThreadsImplementation: BenchConcurrentImplementation {
+    private let workloads: CRUDWorkloads<PostgresDatabaseConfiguration>
+
+    public init(path: String) throws {
+        workloads = CRUDWorkloads(Database(configuration: try PostgresDatabaseConfiguration(url: path)), preferringLibraryThreads: true)
+    }
+
+    public func concurrentLookups(_ slices: [[Int64]]) throws -> Checksum { try workloads.concurrentLookups(slices) }
+    public func concurrentInserts(_ slices: [[ItemData]]) throws { try workloads.concurrentInserts(slices) }
+}
+
 /// CRUD on PostgreSQL; `path` is a connection URL.
 public final class CRUDPostgresImplementation: BenchServerImplementation {
-    private let workloads: CRUDWorkloads<PostgresDatabaseConfiguration>
+    fileprivate let workloads: CRUDWorkloads<PostgresDatabaseConfiguration>
 
     public init(path: String) throws {
         workloads = CRUDWorkloads(Database(configuration: try PostgresDatabaseConfiguration(url: path)))
@@ -35,16 +69,64 @@ public final class CRUDPostgresImplementation: BenchServerImplementation {
 /// CRUD through its public API, on the generated code of the models, for any backend.
 struct CRUDWorkloads<Configuration: DatabaseConfigurationProtocol> {
     let db: Database<Configuration>
+    /// Whether the concurrent workloads' tasks prefer `CRUDThreads` (else they run on Swift's pool).
+    let preferringLibraryThreads: Bool
 
-    init(_ db: Database<Configuration>) {
+    init(_ db: Database<Configuration>, preferringLibraryThreads: Bool = false) {
         CRUDLogging.queryLogDestinations = []
         self.db = db
+        self.preferringLibraryThreads = preferringLibraryThreads
     }
 
+    /// Where the concurrent workloads' tasks run.
+    private var executor: (any TaskExecutor)? { preferringLibraryThreads ? CRUDThreads.shared : nil }
+
     func insert(_ items: [ItemData]) throws {
-        try db.table(BenchItem.self).insert(items.map {
-            BenchItem(id: $0.id, name: $0.name, score: $0.score, flag: $0.flag, createdAt: $0.createdAt, note: $0.note)
-        })
+        try db.table(BenchItem.self).insert(items.map(Self.item))
+    }
+
+    private static func item(_ data: ItemData) -> BenchItem {
+        BenchItem(id: data.id, name: data.name, score: data.score, flag: data.flag, createdAt: data.createdAt, note: data.note)
+    }
+
+    /// One task per slice, all sharing the one `Database` and its pool, through the async API.
+    func concurrentLookups(_ slices: [[Int64]]) throws -> Checksum {
+        let db = self.db
+        let executor = self.executor
+        return try waitFor {
+            try await withThrowingTaskGroup(of: Checksum.self) { group in
+                for slice in slices {
+                    group.addTask(executorPreference: executor) {
+                        var checksum = Checksum()
+                        let items = db.table(BenchItem.self)
+                        for id in slice {
+                            if let item = try await items.where(\BenchItem.id == id).first() { Self.add(item, to: &checksum) }
+                        }
+                        return checksum
+                    }
+                }
+                return try await group.reduce(into: Checksum()) { $0.merge($1) }
+            }
+        }
+    }
+
+    /// One task per slice, each transaction of the slice through the async API.
+    func concurrentInserts(_ slices: [[ItemData]]) throws {
+        let db = self.db
+        let executor = self.executor
+        try waitFor {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for slice in slices {
+                    group.addTask(executorPreference: executor) {
+                        for start in stride(from: 0, to: slice.count, by: Dataset.transactionRows) {
+                            let chunk = slice[start ..< min(start + Dataset.transactionRows, slice.count)].map(Self.item)
+                            try await db.transaction { tx in try await tx.table(BenchItem.self).insert(chunk) }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
     }
 
     private static func add(_ item: BenchItem, to checksum: inout Checksum) {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The schema every implementation uses, created by the harness with the same SQL for all.
 public enum Schema {
     public static let pragmas = [
@@ -42,4 +44,98 @@ public protocol BenchImplementation: BenchServerImplementation {
     func filtered(_ thresholds: [Double]) throws -> Checksum
     /// Reads every parent with its children.
     func parentsWithChildren() throws -> Checksum
+}
+
+/// Workloads run by several workers at once on one database, each with a share of the work; the
+/// implementation decides what a worker is (a thread with its own connection, or a task sharing a
+/// pool), as its users would.
+public protocol BenchConcurrentImplementation {
+    init(path: String) throws
+    /// Each worker looks up every id of its slice by primary key.
+    func concurrentLookups(_ slices: [[Int64]]) throws -> Checksum
+    /// Each worker inserts its slice in transactions of `Dataset.transactionRows` rows.
+    func concurrentInserts(_ slices: [[ItemData]]) throws
+}
+
+extension Dataset {
+    /// Rows per transaction in the concurrent inserts.
+    public static let transactionRows = 100
+}
+
+extension Checksum {
+    /// Two workers' checksums as one: the same as if one worker had read both.
+    public mutating func merge(_ other: Checksum) {
+        self = Checksum(rows: rows + other.rows, value: value &+ other.value)
+    }
+}
+
+/// Runs `work` for each worker on a thread of its own and returns the results in worker order.
+public func onThreads<Value: Sendable>(_ workers: Int, _ work: @escaping @Sendable (Int) throws -> Value) throws -> [Value] {
+    let results = WorkerResults<Value>(count: workers)
+    let done = DispatchGroup()
+    for worker in 0 ..< workers {
+        done.enter()
+        Thread {
+            defer { done.leave() }
+            results.set(worker, Swift.Result { try work(worker) })
+        }.start()
+    }
+    done.wait()
+    return try results.all()
+}
+
+/// Waits on this thread for async `work` to finish: the harness measures synchronously.
+public func waitFor<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) throws -> Value {
+    let results = WorkerResults<Value>(count: 1)
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        do { results.set(0, .success(try await work())) } catch { results.set(0, .failure(error)) }
+        done.signal()
+    }
+    done.wait()
+    return try results.all()[0]
+}
+
+/// What workers report. `@unchecked Sendable`: `slots` is guarded by `lock`.
+private final class WorkerResults<Value: Sendable>: @unchecked Sendable {
+    private var slots: [Result<Value, any Error>?]
+    private let lock = NSLock()
+
+    init(count: Int) {
+        slots = Array(repeating: nil, count: count)
+    }
+
+    func set(_ worker: Int, _ result: Result<Value, any Error>) {
+        lock.withLock { slots[worker] = result }
+    }
+
+    func all() throws -> [Value] {
+        try lock.withLock { try slots.map { try $0!.get() } }
+    }
+}
+
+/// The concurrent workloads as a C programmer writes them with threads: each worker opens a
+/// connection of its own and runs the single-connection workload on its slice.
+public protocol BenchConnectionPerThread: BenchServerImplementation, BenchConcurrentImplementation, SendableMetatype {
+    /// What the implementation was opened on, to open the workers' connections.
+    var path: String { get }
+}
+
+extension BenchConnectionPerThread {
+    public func concurrentLookups(_ slices: [[Int64]]) throws -> Checksum {
+        let path = self.path
+        return try onThreads(slices.count) { worker in try Self(path: path).lookup(slices[worker]) }
+            .reduce(into: Checksum()) { $0.merge($1) }
+    }
+
+    public func concurrentInserts(_ slices: [[ItemData]]) throws {
+        let path = self.path
+        _ = try onThreads(slices.count) { worker in
+            let connection = try Self(path: path)
+            let slice = slices[worker]
+            for start in stride(from: 0, to: slice.count, by: Dataset.transactionRows) {
+                try connection.insert(Array(slice[start ..< min(start + Dataset.transactionRows, slice.count)]))
+            }
+        }
+    }
 }

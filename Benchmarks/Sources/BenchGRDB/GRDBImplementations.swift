@@ -217,3 +217,54 @@ public final class GRDBCodableImplementation: BenchImplementation {
     public func filtered(_ thresholds: [Double]) throws -> Checksum { try BenchGRDB.filtered(thresholds, CodableItem.self, in: queue) }
     public func parentsWithChildren() throws -> Checksum { try BenchGRDB.parentsWithChildren(CodableParent.self, in: queue) }
 }
+
+/// GRDB's `DatabasePool` (one writer, concurrent readers on WAL) with hand-written records, used
+/// from tasks through its async API: one `read` per lookup, one `write` per transaction.
+public final class GRDBPoolImplementation: BenchConcurrentImplementation {
+    private let pool: DatabasePool
+
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            for pragma in Schema.pragmas { try db.execute(sql: pragma) }
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+    }
+
+    public func concurrentLookups(_ slices: [[Int64]]) throws -> Checksum {
+        let pool = self.pool
+        return try waitFor {
+            try await withThrowingTaskGroup(of: Checksum.self) { group in
+                for slice in slices {
+                    group.addTask {
+                        var checksum = Checksum()
+                        for id in slice {
+                            if let item = try await pool.read({ db in try ItemRecord.fetchOne(db, key: id) }) { add(item, to: &checksum) }
+                        }
+                        return checksum
+                    }
+                }
+                return try await group.reduce(into: Checksum()) { $0.merge($1) }
+            }
+        }
+    }
+
+    public func concurrentInserts(_ slices: [[ItemData]]) throws {
+        let pool = self.pool
+        try waitFor {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for slice in slices {
+                    group.addTask {
+                        for start in stride(from: 0, to: slice.count, by: Dataset.transactionRows) {
+                            let chunk = slice[start ..< min(start + Dataset.transactionRows, slice.count)]
+                            try await pool.write { db in
+                                for item in chunk { try ItemRecord(item).insert(db) }
+                            }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+    }
+}

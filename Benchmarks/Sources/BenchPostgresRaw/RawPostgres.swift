@@ -129,12 +129,16 @@ private func textItem(_ result: OpaquePointer, _ row: Int32) -> ItemData {
 
 /// Hand-written libpq calls: prepared statements, binary parameters, multi-row inserts of 1,000
 /// rows; results in binary or in text.
-public class RawPostgresImplementation: BenchServerImplementation {
+public class RawPostgresImplementation: BenchServerImplementation, BenchConnectionPerThread {
     let handle: PGHandle
     /// 1 for binary results, 0 for text.
     var resultFormat: Int32 { 1 }
+    public let path: String
+    /// The multi-row INSERTs prepared on this connection, by row count.
+    private var preparedInserts: Set<Int> = []
 
     public required init(path: String) throws {
+        self.path = path
         handle = try PGHandle(url: path)
     }
 
@@ -144,12 +148,11 @@ public class RawPostgresImplementation: BenchServerImplementation {
 
     public func insert(_ items: [ItemData]) throws {
         try handle.exec("BEGIN")
-        var prepared: Set<Int> = []
         var start = 0
         while start < items.count {
             let count = min(1_000, items.count - start)
             let name = "insert_\(count)"
-            if prepared.insert(count).inserted {
+            if preparedInserts.insert(count).inserted {
                 let tuples = (0 ..< count).map { row in "(" + (1 ... 6).map { "$\(row * 6 + $0)" }.joined(separator: ", ") + ")" }
                 try handle.prepare(name, "INSERT INTO items (\(columns)) VALUES \(tuples.joined(separator: ", "))")
             }

@@ -16,6 +16,8 @@ final class Handle {
               let opened
         else { throw RawError(description: "cannot open \(path)") }
         db = opened
+        // Workers with connections of their own wait for each other's write locks.
+        sqlite3_busy_timeout(db, 10_000)
         for pragma in Schema.pragmas { try exec(pragma) }
     }
 
@@ -77,11 +79,13 @@ private func readItem(_ statement: OpaquePointer) -> ItemData {
 }
 
 /// Hand-written sqlite3 calls: prepared statements, binding by index, reading by index.
-public final class RawImplementation: BenchImplementation {
+public final class RawImplementation: BenchImplementation, BenchConnectionPerThread {
     private let handle: Handle
     private let itemColumns = #""id", "name", "score", "flag", "createdAt", "note""#
+    public let path: String
 
     public init(path: String) throws {
+        self.path = path
         handle = try Handle(path: path)
     }
 

@@ -16,7 +16,7 @@ struct Options {
     var implementations: Set<String>?
     var backends: Set<String> = ["sqlite", "postgres"]
 
-    static let workloads = ["insert", "fetch", "lookup", "filtered", "join", "generator"]
+    static let workloads = ["insert", "fetch", "lookup", "filtered", "join", "generator", "concurrent"]
     static let usage = """
         USAGE: crud-bench [--n rows] [--rounds count] [--only workload,...] [--implementations name,...] [--backends name,...]
 
@@ -141,7 +141,7 @@ func run(_ options: Options, implementations: Implementations) throws {
     print("crud-bench: \(options.rows) rows, \(options.rounds) rounds, median of each; rounds interleave the implementations")
 
     let readPath = directory.appending(path: "read.sqlite").path
-    if selected.contains(where: { ["fetch", "lookup", "filtered", "join"].contains($0) }) {
+    if selected.contains(where: { ["fetch", "lookup", "filtered", "join", "concurrent"].contains($0) }) {
         try BenchDatabase.fill(at: readPath, with: dataset)
     }
     func reading(_ body: @escaping (any BenchImplementation) throws -> Checksum) -> (Int) throws -> (Duration, Checksum) {
@@ -209,11 +209,57 @@ func run(_ options: Options, implementations: Implementations) throws {
         }
     }
     report("SQLite", rows, names: names)
+    if selected.contains("concurrent") {
+        try runConcurrent(options, dataset: dataset, readPath: readPath, directory: directory)
+    }
+}
+
+/// The workers of the concurrent workloads: the lookup workers each look up every id of the
+/// dataset's list; the insert workers share the items.
+let lookupWorkers = 4
+let insertWorkers = 8
+
+func insertSlices(_ dataset: Dataset) -> [[ItemData]] {
+    let share = (dataset.items.count + insertWorkers - 1) / insertWorkers
+    return (0 ..< insertWorkers).map { Array(dataset.items[min($0 * share, dataset.items.count) ..< min(($0 + 1) * share, dataset.items.count)]) }
+}
+
+/// Concurrent lookups and inserts on SQLite: raw sqlite3 with a connection per thread, CRUD with one
+/// shared Database from tasks, GRDB's DatabasePool from tasks.
+func runConcurrent(_ options: Options, dataset: Dataset, readPath: String, directory: URL) throws {
+    let implementations: [(name: String, type: any BenchConcurrentImplementation.Type)] = [
+        ("raw sqlite3, connection per thread", RawImplementation.self),
+        ("CRUD", CRUDImplementation.self),
+        ("CRUD on CRUDThreads", CRUDThreadsImplementation.self),
+        ("GRDB DatabasePool", GRDBPoolImplementation.self),
+    ]
+    let names = implementations.map(\.name)
+    let clock = ContinuousClock()
+    let lookups = Array(repeating: dataset.lookupIds, count: lookupWorkers)
+    let slices = insertSlices(dataset)
+    var rows: [(String, [Double])] = []
+    rows.append(("\(lookupWorkers) workers × \(dataset.lookupIds.count) primary-key lookups", try measure("concurrent lookup", rounds: options.rounds, implementations: names) { index in
+        let implementation = try implementations[index].type.init(path: readPath)
+        var checksum = Checksum()
+        let time = try clock.measure { checksum = try implementation.concurrentLookups(lookups) }
+        return (time, checksum)
+    }))
+    var file = 0
+    rows.append(("\(insertWorkers) workers inserting \(dataset.items.count) rows, \(Dataset.transactionRows) per transaction", try measure("concurrent insert", rounds: options.rounds, implementations: names) { index in
+        file += 1
+        let path = directory.appending(path: "concurrent-\(file).sqlite").path
+        try BenchDatabase.create(at: path, indexes: false)
+        let implementation = try implementations[index].type.init(path: path)
+        sync()
+        let time = try clock.measure { try implementation.concurrentInserts(slices) }
+        return (time, try BenchDatabase.fingerprint(of: path))
+    }))
+    report("SQLite, concurrent", rows, names: names)
 }
 
 /// Insert, fetch and lookups on PostgreSQL: raw libpq (binary and text results) and CRUD.
 func runPostgres(_ options: Options, selected: [String], dataset: Dataset) throws {
-    let workloads = selected.filter { ["insert", "fetch", "lookup"].contains($0) }
+    let workloads = selected.filter { ["insert", "fetch", "lookup", "concurrent"].contains($0) }
     guard !workloads.isEmpty else { return }
     let implementations: [(name: String, type: any BenchServerImplementation.Type)] = [
         ("raw libpq", RawPostgresImplementation.self),
@@ -258,6 +304,32 @@ func runPostgres(_ options: Options, selected: [String], dataset: Dataset) throw
         }
     }
     report("PostgreSQL", rows, names: names)
+    guard workloads.contains("concurrent") else { return }
+
+    // Raw libpq with a connection per thread against CRUD's pool, shared by tasks.
+    let concurrent: [(name: String, type: any BenchConcurrentImplementation.Type)] = [
+        ("raw libpq, connection per thread", RawPostgresImplementation.self),
+        ("CRUD", CRUDPostgresImplementation.self),
+        ("CRUD on CRUDThreads", CRUDPostgresThreadsImplementation.self),
+    ]
+    let concurrentNames = concurrent.map(\.name)
+    var concurrentRows: [(String, [Double])] = []
+    let lookups = Array(repeating: dataset.lookupIds, count: lookupWorkers)
+    concurrentRows.append(("\(lookupWorkers) workers × \(dataset.lookupIds.count) primary-key lookups", try measure("postgres concurrent lookup", rounds: options.rounds, implementations: concurrentNames) { index in
+        let implementation = try concurrent[index].type.init(path: readURL)
+        var checksum = Checksum()
+        let time = try clock.measure { checksum = try implementation.concurrentLookups(lookups) }
+        return (time, checksum)
+    }))
+    let slices = insertSlices(dataset)
+    concurrentRows.append(("\(insertWorkers) workers inserting \(dataset.items.count) rows, \(Dataset.transactionRows) per transaction", try measure("postgres concurrent insert", rounds: options.rounds, implementations: concurrentNames) { index in
+        let url = try PostgresBenchDatabase.create(server: server, schema: "bench_concurrent_insert")
+        let implementation = try concurrent[index].type.init(path: url)
+        sync()
+        let time = try clock.measure { try implementation.concurrentInserts(slices) }
+        return (time, try PostgresBenchDatabase.fingerprint(url))
+    }))
+    report("PostgreSQL, concurrent", concurrentRows, names: concurrentNames)
 }
 
 func report(_ backend: String, _ rows: [(String, [Double])], names: [String]) {

@@ -35,8 +35,9 @@ public struct CRUDAsyncRows<Model: CRUDModel, Connection: CRUDConnection>: Async
 
 /// The cursor behind `CRUDAsyncRows`, read a batch at a time on its own queue.
 ///
-/// `@unchecked Sendable`: `cursor` and `finished` are touched only by `fill()`, which runs on
-/// `queue` (serial), one batch at a time.
+/// `@unchecked Sendable`: `cursor` and `finished` are touched only by `fill()`, which the one
+/// iterator calls a batch at a time, awaiting each: on `queue` (serial), or inline on the library's
+/// threads.
 final class RowSource<Model: CRUDModel, Connection: CRUDConnection>: @unchecked Sendable {
     static var batchSize: Int { 256 }
 
@@ -55,6 +56,8 @@ final class RowSource<Model: CRUDModel, Connection: CRUDConnection>: @unchecked 
     }
 
     func nextBatch() async throws -> [Model] {
+        // On the library's threads (a task preferring `CRUDThreads`), reading inline is allowed.
+        if CRUDThreadMarker.isMarked { return try fill() }
         let batch = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<SendableResult<[Model]>, any Error>) in
             queue.async {
                 continuation.resume(with: Result { SendableResult(value: try self.fill()) })

@@ -224,6 +224,23 @@ final class CRUDConnectionPool: @unchecked Sendable {
         }
     }
 
+    /// A session for `access` if one can be had without waiting (opening a new connection if the
+    /// layout allows), or `nil`.
+    func leaseNow(_ access: CRUDAccess) throws -> Session? {
+        lock.lock()
+        switch grant(access) {
+        case let .session(session):
+            lock.unlock()
+            return session
+        case let .open(role):
+            lock.unlock()
+            return try opening(role)
+        case .wait:
+            lock.unlock()
+            return nil
+        }
+    }
+
     /// The same, suspending the calling task instead of blocking a thread while it waits.
     func lease(_ access: CRUDAccess) async throws -> Session {
         try await withCheckedThrowingContinuation { continuation in

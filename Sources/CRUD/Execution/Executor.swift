@@ -98,6 +98,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     /// thread, then runs `body` on the session's queue with the session bound, so that what `body`
     /// calls runs on it too.
     func perform<T>(_ access: CRUDAccess, _ body: @escaping () throws -> T) async throws -> T {
+        if CRUDThreadMarker.isMarked { return try await performInline(access, body) }
         if let bound = boundSession() {
             // The queue's thread is outside this task: the bindings go along.
             let bindings = CRUDBindings.current
@@ -107,6 +108,20 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
         defer { pool.giveBack(session) }
         let bindings = binding(session)
         return try await session.perform { try CRUDBindings.$current.withValue(bindings) { try body() } }
+    }
+
+    /// For a task running on `CRUDThreads`: runs `body` right here, where blocking is allowed. Only
+    /// waiting for a busy connection suspends the task, so no thread of the library's sits blocked
+    /// behind another task's transaction.
+    private func performInline<T>(_ access: CRUDAccess, _ body: () throws -> T) async throws -> T {
+        if let bound = boundSession() { return try bound.locked(body) }
+        var slot = try pool.leaseNow(access)
+        if slot == nil { slot = try await pool.lease(access) }
+        let session = typed(slot!)
+        defer { pool.giveBack(session) }
+        return try CRUDBindings.$current.withValue(binding(session)) {
+            session.role == .single ? try session.locked(body) : try body()
+        }
     }
 
     // MARK: - Transactions
@@ -131,15 +146,21 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     }
 
     private func transaction<T>(_ mode: TransactionMode, on session: Session, _ body: () async throws -> T) async throws -> T {
-        try await session.perform { try session.begin(mode) }
+        try await on(session) { try session.begin(mode) }
         do {
             let result = try await body()
-            try await session.perform { try session.commit() }
+            try await on(session) { try session.commit() }
             return result
         } catch {
-            _ = try? await session.perform { session.rollBack() }
+            _ = try? await on(session) { session.rollBack() }
             throw error
         }
+    }
+
+    /// Runs `body` with `session`: inline on the library's threads, else on the session's queue.
+    private func on<T>(_ session: Session, _ body: @escaping () throws -> T) async throws -> T {
+        if CRUDThreadMarker.isMarked { return try session.locked(body) }
+        return try await session.perform(body)
     }
 
     // MARK: - Children
