@@ -5,7 +5,7 @@
 set -euo pipefail
 rows=${1:-20000}
 root=$(cd "$(dirname "$0")/.." && pwd)
-swift build -c release --package-path "$root/Benchmarks" >&2
+swift build -c release --disable-build-manifest-caching --package-path "$root/Benchmarks" >&2
 bench="$(swift build -c release --package-path "$root/Benchmarks" --show-bin-path)/crud-bench"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

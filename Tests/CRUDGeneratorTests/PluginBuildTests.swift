@@ -76,7 +76,9 @@ struct PluginBuildTests {
     static func swiftBuild() throws -> ProcessResult {
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "XCTestConfigurationFilePath")
-        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["swift", "build", "--package-path", fixture.path], environment: environment)
+        // Without the cached build plan: it would miss a source file added to CRUD since the last run.
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
+                                    ["swift", "build", "--disable-build-manifest-caching", "--package-path", fixture.path], environment: environment)
         return ProcessResult(status: result.status, output: result.output + result.error, error: "")
     }
 

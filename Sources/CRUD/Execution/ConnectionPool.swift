@@ -185,10 +185,10 @@ final class CRUDConnectionPool: @unchecked Sendable {
             + "raise the pool's size or timeout, or hold connections for shorter (a long transaction or an unfinished cursor)")
     }
 
-    /// A session for `access`, waiting up to `timeout` for one to be free. The caller gives it back
-    /// with `giveBack`.
-    /// - Throws: `CRUDSQLExeError` on timeout, or when a new connection cannot be opened.
-    func lease(_ access: CRUDAccess) throws -> Session {
+    /// A session for `access` now, opening a new connection if the layout allows; otherwise `nil`,
+    /// after enqueueing the waiter that `waiter` makes (if any) under the same lock, so that no
+    /// session given back in between is missed.
+    private func acquire(_ access: CRUDAccess, waiter: ((UInt64) -> Waiter)?) throws -> Session? {
         lock.lock()
         switch grant(access) {
         case let .session(session):
@@ -198,14 +198,34 @@ final class CRUDConnectionPool: @unchecked Sendable {
             lock.unlock()
             return try opening(role)
         case .wait:
-            break
+            if let waiter {
+                let id = nextWaiter
+                nextWaiter += 1
+                enqueue(access, id: id, waiter(id))
+            }
+            lock.unlock()
+            return nil
         }
-        let condition = NSCondition()
-        let box = Box()
-        let id = nextWaiter
-        nextWaiter += 1
-        enqueue(access, id: id, .thread(condition, box))
-        lock.unlock()
+    }
+
+    /// A session for `access` if one can be had without waiting, or `nil`.
+    func leaseNow(_ access: CRUDAccess) throws -> Session? {
+        try acquire(access, waiter: nil)
+    }
+
+    /// A session for `access`, waiting up to `timeout` for one to be free. The caller gives it back
+    /// with `giveBack`.
+    /// - Throws: `CRUDSQLExeError` on timeout, or when a new connection cannot be opened.
+    func lease(_ access: CRUDAccess) throws -> Session {
+        // Made only when the caller has to wait.
+        var waiting: (id: UInt64, condition: NSCondition, box: Box)?
+        if let session = try acquire(access, waiter: { id in
+            waiting = (id, NSCondition(), Box())
+            return .thread(waiting!.condition, waiting!.box)
+        }) {
+            return session
+        }
+        let (id, condition, box) = waiting!
         let deadline = Date().addingTimeInterval(timeout.seconds)
         condition.lock()
         while lock.withLock({ box.session == nil && box.failure == nil }) {
@@ -221,23 +241,6 @@ final class CRUDConnectionPool: @unchecked Sendable {
         return try lock.withLock {
             if let failure = box.failure { throw failure }
             return box.session!
-        }
-    }
-
-    /// A session for `access` if one can be had without waiting (opening a new connection if the
-    /// layout allows), or `nil`.
-    func leaseNow(_ access: CRUDAccess) throws -> Session? {
-        lock.lock()
-        switch grant(access) {
-        case let .session(session):
-            lock.unlock()
-            return session
-        case let .open(role):
-            lock.unlock()
-            return try opening(role)
-        case .wait:
-            lock.unlock()
-            return nil
         }
     }
 
