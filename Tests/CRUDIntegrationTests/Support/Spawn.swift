@@ -33,6 +33,9 @@ enum Spawn {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else is inherited: a long-lived child (a watchdog, a server) holding the write end
+        // of another test's pipe would keep that test from ever reading to its end.
+        closeInheritedDescriptors(&actions)
         var arguments = command.map { strdup($0) }
         arguments.append(nil)
         defer { arguments.forEach { free($0) } }
@@ -42,6 +45,24 @@ enum Spawn {
             throw SpawnFailure(description: "cannot run \(command[0]): \(String(cString: strerror(spawned)))")
         }
         return pid
+    }
+}
+
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift does not import.
+private let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+}()
+
+/// Makes the child close every descriptor above standard error.
+private func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+    if let addCloseFrom {
+        _ = addCloseFrom(&actions, 3)
+        return
+    }
+    let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    for descriptor in open.compactMap(Int32.init) where descriptor > 2 {
+        posix_spawn_file_actions_addclose(&actions, descriptor)
     }
 }
 
