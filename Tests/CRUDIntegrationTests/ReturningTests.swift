@@ -54,4 +54,25 @@ struct ReturningTests {
         #expect(try table.where(\ReturningItem.def == 999).returning(\.def, update: ReturningItem(id: UUID(), def: 1), setKeys: \.def).isEmpty)
         #expect(throws: CRUDSQLGenError.self) { try table.returning(\.id.uuidString, insert: ReturningItem(id: UUID())) }
     }
+
+    @Test("the async forms of returning, with every key form", arguments: Backend.all)
+    func asyncForms(_ backend: Backend) async throws { try await asyncForms(backend.open()) }
+
+    func asyncForms<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
+        let db = Database(configuration: configuration)
+        try await db.sql("CREATE TABLE \(ReturningItem.CRUDTableName) (id UUID PRIMARY KEY, def int DEFAULT 42)")
+        let table = db.table(ReturningItem.self)
+        #expect(try await table.returning(\.def, insert: ReturningItem(id: UUID()), ignoreKeys: \.def) == 42)
+        #expect(try await table.returning(\.def, insert: [ReturningItem(id: UUID()), ReturningItem(id: UUID())], ignoreKeys: \.def) == [42, 42])
+        #expect(try await table.returning(\.def, insert: ReturningItem(id: UUID()), setKeys: \.id) == 42)
+        let id = UUID()
+        #expect(try await table.returning(\.id, insert: ReturningItem(id: id, def: 7)) == id)
+        let rows = try await table.returning(insert: [ReturningItem(id: UUID())], ignoreKeys: \.def)
+        #expect(rows.map(\.def) == [42])
+        #expect(try await table.returning(insert: ReturningItem(id: UUID(), def: 9)).def == 9)
+        let updated = try await table.where(\ReturningItem.id == id).returning(\.def, update: ReturningItem(id: id, def: 300), ignoreKeys: \.id)
+        #expect(updated == [300])
+        #expect(try await table.where(\ReturningItem.id == id).returning(\.def, update: ReturningItem(id: id, def: 301), setKeys: \.def) == [301])
+        #expect(try await table.count() == 7)
+    }
 }

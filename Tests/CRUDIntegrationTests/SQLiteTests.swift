@@ -117,4 +117,29 @@ struct SQLiteTests {
         #expect(output.contains("error: CRUDSQLExeError: SQLite error 8 (attempt to write a readonly database) in \(path)"), "\(output)")
         #expect(!output.contains("written"))
     }
+
+    @Test("two Database values on one file write at once: the busy timeout serializes them, nothing is lost")
+    func twoDatabasesOneFile() throws {
+        let path = Backend.temporaryFile("sqlite")
+        let first = try Self.open(path)
+        let second = try Self.open(path)
+        try first.create(Course.self)
+        let failures = LogCollector()
+        DispatchQueue.concurrentPerform(iterations: 2) { worker in
+            let db = worker == 0 ? first : second
+            for transaction in 0 ..< 50 {
+                do {
+                    try db.transaction {
+                        let base = worker * 10_000 + transaction * 10
+                        try db.table(Course.self).insert((base ..< base + 10).map { Course(id: $0, title: "w\(worker)") })
+                    }
+                } catch {
+                    failures.append("\(error)")
+                }
+            }
+        }
+        #expect(failures.lines.isEmpty, "\(failures.lines.prefix(3))")
+        #expect(try first.table(Course.self).count() == 1_000)
+        #expect(try second.table(Course.self).count() == 1_000)
+    }
 }

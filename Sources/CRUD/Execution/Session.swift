@@ -33,10 +33,11 @@ public class CRUDSessionSlot: @unchecked Sendable {
 /// and gives the statement back, and logs an error once as it leaves; `transaction` nests with
 /// savepoints and refuses to go on in a transaction the database ended underneath.
 ///
-/// `@unchecked Sendable`: `gate` (a recursive lock) is held for every use of `connection` and of the
-/// mutable state below, so at most one thread uses them at a time; a pool lease hands the session to
-/// one caller, and callers that share it (child tasks of a transaction body, the single connection of
-/// an in-memory database) take turns on `gate`.
+/// `@unchecked Sendable`: at most one thread uses `connection` and the mutable state at a time. A pool
+/// lease hands the session to one caller alone, which uses it without locking; callers that share a
+/// session (child tasks of a transaction body, the single connection of an in-memory database or a
+/// child) hold `gate`, a recursive lock, for each use; `Insert.lastInsertId()` takes the session out
+/// of the pool before using it.
 public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked Sendable {
     @usableFromInline let connection: Connection
 
@@ -226,8 +227,9 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
     }
 }
 
-/// A result carried across the continuation; only ever handed from the session's queue to the one
-/// awaiting caller.
+/// A result carried across a continuation: made on a queue of the library's and handed to the one
+/// caller awaiting it, which was suspended meanwhile, so no two threads ever hold it at once. (No
+/// lock: it is a hand-over, not shared state; the compiler cannot see that the value is disconnected.)
 struct SendableResult<T>: @unchecked Sendable {
     let value: T
 }

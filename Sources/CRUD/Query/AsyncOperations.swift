@@ -103,7 +103,19 @@ extension UpdateAble {
 
     /// Updates the matching rows and returns `returning` of each.
     public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm) async throws -> [R] {
-        try await executor.perform(.write) { try self.returning(returning, update: instance) }
+        try await executor.perform(.write) { try self.updateReturning(returning, instance, columns: nil) }
+    }
+
+    public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm,
+                                        setKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) async throws -> [R] {
+        let columns = try OverAllForm.crudColumns([setKeys] + rest, for: "update")
+        return try await executor.perform(.write) { try self.updateReturning(returning, instance, columns: columns) }
+    }
+
+    public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm,
+                                        ignoreKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) async throws -> [R] {
+        let columns = try OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update")
+        return try await executor.perform(.write) { try self.updateReturning(returning, instance, columns: columns) }
     }
 }
 
@@ -124,22 +136,67 @@ extension Table {
         try await executor.perform(.write) { try self.index(unique: unique, keys: keys) }
     }
 
+    /// Inserts the named columns (all when `columns` is `nil`) and returns `returned` read from each
+    /// stored row, on a connection's queue.
+    private func insertReturning<T>(_ instances: [A], columns: [Int]?, returning returned: [Int],
+                                    _ read: @escaping (D.Configuration.Connection.Statement) throws -> T) async throws -> [T] {
+        try await executor.perform(.write) { try self.insertReturning(instances, columns: columns, returning: returned, read) }
+    }
+
     /// Inserts `instances` and returns the stored value of `returning` for each, in order.
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instances: [A]) async throws -> [R] {
-        try await executor.perform(.write) { try self.returning(returning, insert: instances) }
+        try await insertReturning(instances, columns: nil, returning: [column(returning)]) { try R(crudRow: $0, column: 0) }
     }
 
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A) async throws -> R {
-        try await executor.perform(.write) { try self.returning(returning, insert: instance) }
+        try await self.returning(returning, insert: [instance])[0]
+    }
+
+    /// Inserts only the named columns (the others take their defaults) and returns `returning`.
+    public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instances: [A],
+                                        setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) async throws -> [R] {
+        try await insertReturning(instances, columns: A.crudColumns([setKeys] + rest, for: "insert"), returning: [column(returning)]) {
+            try R(crudRow: $0, column: 0)
+        }
+    }
+
+    public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A,
+                                        setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) async throws -> R {
+        try await insertReturning([instance], columns: A.crudColumns([setKeys] + rest, for: "insert"), returning: [column(returning)]) {
+            try R(crudRow: $0, column: 0)
+        }[0]
+    }
+
+    /// Inserts every column but the named ones and returns `returning`.
+    public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instances: [A],
+                                        ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) async throws -> [R] {
+        try await insertReturning(instances, columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"),
+                                  returning: [column(returning)]) { try R(crudRow: $0, column: 0) }
+    }
+
+    public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A,
+                                        ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) async throws -> R {
+        try await insertReturning([instance], columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"),
+                                  returning: [column(returning)]) { try R(crudRow: $0, column: 0) }[0]
     }
 
     /// Inserts `instances` and returns the stored rows, database defaults filled in, in order.
     public func returning(insert instances: [A]) async throws -> [A] {
-        try await executor.perform(.write) { try self.returning(insert: instances) }
+        try await insertReturning(instances, columns: nil, returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }
     }
 
     public func returning(insert instance: A) async throws -> A {
-        try await executor.perform(.write) { try self.returning(insert: instance) }
+        try await returning(insert: [instance])[0]
+    }
+
+    public func returning(insert instances: [A], setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) async throws -> [A] {
+        try await insertReturning(instances, columns: A.crudColumns([setKeys] + rest, for: "insert"),
+                                  returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }
+    }
+
+    public func returning(insert instances: [A], ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) async throws -> [A] {
+        try await insertReturning(instances, columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"),
+                                  returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }
     }
 }
 

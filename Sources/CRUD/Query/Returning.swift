@@ -11,7 +11,7 @@ extension CRUDModel {
 // database fills in: defaults, identities. Rows are inserted one statement each, in one
 // transaction, so results come back in the order of the input.
 extension Table {
-    private func insertReturning<T>(_ instances: [A], columns: [Int]?, returning: [Int],
+    func insertReturning<T>(_ instances: [A], columns: [Int]?, returning: [Int],
                                     _ read: (D.Configuration.Connection.Statement) throws -> T) throws -> [T] {
         let schema = A.crudSchema
         let sql = SQLBuilder(dialect: executor.dialect)
@@ -34,7 +34,7 @@ extension Table {
         }
     }
 
-    private func column<R: CRUDValue>(_ keyPath: KeyPath<A, R>) throws -> Int {
+    func column<R: CRUDValue>(_ keyPath: KeyPath<A, R>) throws -> Int {
         guard let column = A.crudColumnIndex(of: keyPath) else {
             throw CRUDLogging.logged(CRUDSQLGenError("returning: \(keyPath) names no column of \(A.self)"))
         }
@@ -102,7 +102,7 @@ extension Table {
 }
 
 extension UpdateAble {
-    private func updateReturning<R: CRUDValue>(_ keyPath: KeyPath<OverAllForm, R>, _ instance: OverAllForm, columns: [Int]?) throws -> [R] {
+    func updateReturning<R: CRUDValue>(_ keyPath: KeyPath<OverAllForm, R>, _ instance: OverAllForm, columns: [Int]?) throws -> [R] {
         guard let returned = OverAllForm.crudColumnIndex(of: keyPath) else {
             throw CRUDLogging.logged(CRUDSQLGenError("returning: \(keyPath) names no column of \(OverAllForm.self)"))
         }
