@@ -135,6 +135,41 @@ struct WhereTests {
         #expect(try table.where(\Pupil.nickname == none).count() == 1)
     }
 
+    @Test("the generated column constants work wherever key paths do: where, order, type-checked the same", arguments: Backend.all)
+    func typedColumns(_ backend: Backend) throws { try typedColumns(backend.open()) }
+
+    func typedColumns<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let db = try Self.pupils(configuration)
+        let table = db.table(Pupil.self)
+        func ids(_ expression: CRUDBooleanExpression) throws -> [Int] {
+            try table.order(by: Pupil.Columns.id).where(expression).select().map(\.id)
+        }
+        #expect(try ids(Pupil.Columns.name == "Ann") == [1])
+        #expect(try ids(Pupil.Columns.id > 1 && !(Pupil.Columns.id == 3)) == [2, 4])
+        #expect(try ids(Pupil.Columns.id >= 2 && Pupil.Columns.id <= 3 || Pupil.Columns.name != "Bob" && Pupil.Columns.id < 2) == [1, 2, 3])
+        #expect(try ids(Pupil.Columns.nickname == nil) == [2])
+        #expect(try ids(Pupil.Columns.nickname != nil) == [1, 3, 4])
+        #expect(try ids(Pupil.Columns.id ~ [1, 4]) == [1, 4])
+        #expect(try ids(Pupil.Columns.id !~ [1, 4]) == [2, 3])
+        #expect(try ids(Pupil.Columns.nickname %=% "nni") == [1])
+        #expect(try ids(Pupil.Columns.name =% "D") == [4])
+        #expect(try ids((Pupil.Columns.name %= "n") || Pupil.Columns.name !=% "A" && Pupil.Columns.name %!=% "o") == [1, 3, 4])
+        #expect(try ids(Pupil.Columns.nickname %!= "e") == [4])
+        #expect(try ids(Pupil.Columns.name == "Ann" || \Pupil.id == 4) == [1, 4], "columns and key paths mix")
+        #expect(try ids(\Pupil.name == "Bob") == ids(Pupil.Columns.name == "Bob"), "the same shape through both forms")
+        #expect(try table.order(by: Pupil.Columns.nickname, Pupil.Columns.id).select().map(\.id) == [2, 4, 3, 1])
+        #expect(try table.order(descending: Pupil.Columns.id).select().map(\.id) == [4, 3, 2, 1])
+        let error = #expect(throws: CRUDSQLGenError.self) { try table.where(Pupil.Columns.nickname < nil).count() }
+        #expect(error?.msg.contains("Pupil.Columns.nickname < nil") == true)
+
+        try db.create(Bicycle.self)
+        try db.table(Bicycle.self).insert([Bicycle(id: 1, name: "a", color: "red"), Bicycle(id: 2, name: "b", color: "blue"),
+                                           Bicycle(id: 3, name: "c", color: "red")])
+        let red = try db.table(Bicycle.self).order(by: Bicycle.Columns.id)
+            .where(Bicycle.Columns.color == "red" && !(Bicycle.Columns.id == 1)).select().map(\.name)
+        #expect(red == ["c"], "Sqlable's filter, as its README writes it")
+    }
+
     @Test("every supported value type on the right-hand side", arguments: Backend.all)
     func valueTypes(_ backend: Backend) throws { try valueTypes(backend.open()) }
 

@@ -42,16 +42,36 @@ public struct CRUDBooleanExpression: Sendable {
     }
 }
 
-/// A column named by a key path of a model type.
+/// A column of a model type, named by a key path (`\Person.name`) or by the generated column
+/// constant (`Person.Columns.name`).
 struct ColumnReference: Sendable {
     let model: any CRUDModel.Type
     /// Key paths are immutable once formed (this one names a stored property, with no captured
     /// subscript arguments), so sharing one between threads is safe though the type is not marked so.
-    nonisolated(unsafe) let keyPath: AnyKeyPath
+    nonisolated(unsafe) let keyPath: AnyKeyPath?
+    /// The column's position, when a column constant named it.
+    let column: Int?
 
     init<Model: CRUDModel>(_ keyPath: PartialKeyPath<Model>) {
         model = Model.self
         self.keyPath = keyPath
+        column = nil
+    }
+
+    init<Model: CRUDModel, Value: CRUDValue>(_ column: CRUDColumn<Model, Value>) {
+        model = Model.self
+        keyPath = nil
+        self.column = column.index
+    }
+
+    /// The column's position in its table, or `nil` for a key path that names no column.
+    var index: Int? {
+        column ?? keyPath.flatMap { model.crudColumnIndex(ofAny: $0) }
+    }
+
+    /// How the user wrote it, for messages.
+    var written: String {
+        keyPath.map { "\($0)" } ?? "\(model).Columns.\(model.crudSchema.columns[column!].name)"
     }
 }
 

@@ -11,8 +11,12 @@ infix operator %!=: ComparisonPrecedence
 private func comparison<Model: CRUDModel, Value: CRUDValue>(
     _ keyPath: KeyPath<Model, Value>, _ operation: ComparisonOperator, _ value: Value
 ) -> CRUDBooleanExpression {
+    comparison(ColumnReference(keyPath), operation, value)
+}
+
+func comparison<Value: CRUDValue>(_ reference: ColumnReference, _ operation: ComparisonOperator, _ value: Value) -> CRUDBooleanExpression {
     do {
-        return CRUDBooleanExpression(.compare(ColumnReference(keyPath), operation, try CRUDDatabaseValue(value)))
+        return CRUDBooleanExpression(.compare(reference, operation, try CRUDDatabaseValue(value)))
     } catch {
         return CRUDBooleanExpression(.invalid(error))
     }
@@ -59,8 +63,12 @@ public prefix func ! (expression: CRUDBooleanExpression) -> CRUDBooleanExpressio
 private func containment<Model: CRUDModel, Value: CRUDValue>(
     _ keyPath: KeyPath<Model, Value>, _ values: [Value], negated: Bool
 ) -> CRUDBooleanExpression {
+    containment(ColumnReference(keyPath), values, negated: negated)
+}
+
+func containment<Value: CRUDValue>(_ reference: ColumnReference, _ values: [Value], negated: Bool) -> CRUDBooleanExpression {
     do {
-        return CRUDBooleanExpression(.contained(ColumnReference(keyPath), try values.map { try CRUDDatabaseValue($0) }, negated: negated))
+        return CRUDBooleanExpression(.contained(reference, try values.map { try CRUDDatabaseValue($0) }, negated: negated))
     } catch {
         return CRUDBooleanExpression(.invalid(error))
     }

@@ -40,6 +40,20 @@ extension OrderAble {
         plan.addOrder(by, descending: true)
         return Ordering(database: database, plan: plan)
     }
+
+    /// Sorts ascending by the generated columns (`order(by: Person.Columns.lastName)`); NULLs first.
+    public func order(by: any CRUDTableColumn<Form>...) -> Ordering<OverAllForm, Self> {
+        var plan = self.plan
+        plan.addOrder(columns: by.map(\.index), descending: false)
+        return Ordering(database: database, plan: plan)
+    }
+
+    /// Sorts descending by the generated columns; NULLs last.
+    public func order(descending by: any CRUDTableColumn<Form>...) -> Ordering<OverAllForm, Self> {
+        var plan = self.plan
+        plan.addOrder(columns: by.map(\.index), descending: true)
+        return Ordering(database: database, plan: plan)
+    }
 }
 
 extension LimitAble {

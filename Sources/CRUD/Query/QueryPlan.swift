@@ -48,14 +48,20 @@ public struct CRUDQueryPlan: Sendable {
 
     /// Adds orderings to the most recent table or join.
     mutating func addOrder<Model: CRUDModel>(_ keyPaths: [PartialKeyPath<Model>], descending: Bool) {
-        var terms: [Order] = []
+        var columns: [Int] = []
         for keyPath in keyPaths {
             guard let column = Model.crudColumnIndex(of: keyPath) else {
                 deferError(CRUDSQLGenError("order: \(keyPath) names no column of \(Model.self)"))
                 return
             }
-            terms.append(Order(column: column, descending: descending))
+            columns.append(column)
         }
+        addOrder(columns: columns, descending: descending)
+    }
+
+    /// Adds orderings by column positions to the most recent table or join.
+    mutating func addOrder(columns: [Int], descending: Bool) {
+        let terms = columns.map { Order(column: $0, descending: descending) }
         if joins.isEmpty {
             order += terms
         } else {

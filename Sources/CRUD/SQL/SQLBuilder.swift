@@ -64,8 +64,8 @@ struct SQLBuilder {
         guard let alias = scope.alias(of: reference.model) else {
             throw CRUDSQLGenError("where: \(reference.model) is not part of this query; a condition can name only the table and the types joined to it")
         }
-        guard let index = reference.model.crudColumnIndex(ofAny: reference.keyPath) else {
-            throw CRUDSQLGenError("where: \(reference.keyPath) names no column of \(reference.model)")
+        guard let index = reference.index else {
+            throw CRUDSQLGenError("where: \(reference.written) names no column of \(reference.model)")
         }
         return qualified(alias, reference.model.crudSchema.columns[index].name)
     }
@@ -78,7 +78,7 @@ struct SQLBuilder {
                 switch operation {
                 case .equal: return target + " IS NULL"
                 case .notEqual: return target + " IS NOT NULL"
-                default: throw CRUDSQLGenError("where: \(reference.keyPath) \(operation.rawValue) nil compares with NULL, which is never true; use == nil or != nil")
+                default: throw CRUDSQLGenError("where: \(reference.written) \(operation.rawValue) nil compares with NULL, which is never true; use == nil or != nil")
                 }
             }
             return "\(target) \(operation.rawValue) \(parameter(value))"

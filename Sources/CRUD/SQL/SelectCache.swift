@@ -86,14 +86,15 @@ private struct ShapeKey {
 
     private mutating func column(_ reference: ColumnReference) {
         shape.tokens.append(Self.identity(ObjectIdentifier(reference.model)))
-        shape.tokens.append(Self.identity(ObjectIdentifier(reference.keyPath)))
+        // A key path by identity; a column constant by position, negative so the two never meet.
+        shape.tokens.append(reference.keyPath.map { Self.identity(ObjectIdentifier($0)) } ?? -1 - reference.column!)
     }
 
     /// The key paths an expression names, for the cache entry to keep alive.
     static func collectKeyPaths(_ node: CRUDBooleanExpression.Node, into keyPaths: inout [AnyKeyPath]) {
         switch node {
         case let .compare(reference, _, _), let .contained(reference, _, _), let .like(reference, _, _, _):
-            keyPaths.append(reference.keyPath)
+            if let keyPath = reference.keyPath { keyPaths.append(keyPath) }
         case let .and(left, right), let .or(left, right):
             collectKeyPaths(left, into: &keyPaths)
             collectKeyPaths(right, into: &keyPaths)

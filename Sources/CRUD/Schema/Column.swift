@@ -1,9 +1,9 @@
 /// A typed reference to one column of `Model`'s table, holding values of type `Value`.
 ///
-/// Generated code declares one per column (`Person.Columns.firstName`), giving the column's position,
-/// name and schema with its model and value type. Conditions and ordering name columns by key path
-/// (`\Person.firstName == "Owen"`), which the generated code maps to these columns.
-public struct CRUDColumn<Model: CRUDModel, Value: CRUDValue>: Sendable, Hashable {
+/// Generated code declares one per column (`Person.Columns.firstName`). Conditions and ordering take
+/// them wherever they take key paths, type-checked the same way: `where(Person.Columns.firstName ==
+/// "Owen")`, `order(by: Person.Columns.lastName)`; an `Int` column compares only with an `Int`.
+public struct CRUDColumn<Model: CRUDModel, Value: CRUDValue>: CRUDTableColumn, Hashable {
     /// The column's position in the table (and in `Model.crudSchema.columns`).
     public let index: Int
     /// The column's name in the database.
@@ -18,4 +18,12 @@ public struct CRUDColumn<Model: CRUDModel, Value: CRUDValue>: Sendable, Hashable
     public var schema: CRUDColumnSchema {
         CRUDColumnSchema(name: name, type: Value.crudColumnType, isOptional: Value.crudIsOptional)
     }
+}
+
+/// A column of `Model`'s table whatever its value type: what `order(by:)` takes, so that columns of
+/// several types can be listed together.
+public protocol CRUDTableColumn<Model>: Sendable {
+    associatedtype Model: CRUDModel
+    /// The column's position in the table.
+    var index: Int { get }
 }
