@@ -1,4 +1,5 @@
 import CRUD
+import CRUDSQLite
 import Foundation
 import Testing
 
@@ -168,6 +169,47 @@ struct WhereTests {
         let red = try db.table(Bicycle.self).order(by: Bicycle.Columns.id)
             .where(Bicycle.Columns.color == "red" && !(Bicycle.Columns.id == 1)).select().map(\.name)
         #expect(red == ["c"], "Sqlable's filter, as its README writes it")
+    }
+
+    @Test("SQL functions in conditions: lower, upper, length, trim, case-insensitive comparison and LIKE, ASCII and not", arguments: Backend.all)
+    func functions(_ backend: Backend) throws { try functions(backend.open()) }
+
+    func functions<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let db = Database(configuration: configuration)
+        try db.create(Pupil.self)
+        try db.table(Pupil.self).insert([
+            Pupil(id: 1, name: "Lars", nickname: "  padded  "),
+            Pupil(id: 2, name: "LARS", nickname: nil),
+            Pupil(id: 3, name: "Ärger", nickname: "Zoë"),
+            Pupil(id: 4, name: "ärger", nickname: "x"),
+        ])
+        let table = db.table(Pupil.self)
+        func ids(_ expression: CRUDBooleanExpression) throws -> [Int] {
+            try table.order(by: \.id).where(expression).select().map(\.id)
+        }
+        #expect(throws: CRUDSQLGenError.self, "a type not in the query is still refused") { try ids(lower(\Person.lastName) == "lars") }
+        #expect(try ids(lower(\Pupil.name) == "lars") == [1, 2])
+        #expect(try ids(upper(\Pupil.name) == "LARS") == [1, 2])
+        #expect(try ids(lower(Pupil.Columns.name) ~ ["lars", "none"]) == [1, 2])
+        #expect(try ids(caseInsensitive(\Pupil.name) == "lArS") == [1, 2])
+        #expect(try ids(caseInsensitive(\Pupil.name) %=% "AR") == [1, 2])
+        #expect(try ids(caseInsensitive(\Pupil.name) %=% "RG") == [3, 4])
+        #expect(try ids(caseInsensitive(Pupil.Columns.name) =% "l") == [1, 2])
+        #expect(try ids(length(\Pupil.name) == 5) == [3, 4], "length counts characters, not bytes, on every backend")
+        #expect(try ids(length(\Pupil.nickname) == 3) == [3], "Zoë: 3 characters, 4 bytes")
+        #expect(try ids(length(\Pupil.nickname) > 3) == [1])
+        #expect(try ids(trim(\Pupil.nickname) == "padded") == [1])
+        #expect(try ids(trim(Pupil.Columns.nickname) %= "ed") == [1])
+        // Outside ASCII the backends' own rules apply: SQLite folds only ASCII letters, PostgreSQL
+        // follows LC_CTYPE, which is C (ASCII only) on the throwaway test server.
+        let asciiOnly = configuration is SQLiteDatabaseConfiguration || (try? PostgresTestServer.shared.get().cluster) != nil
+        if asciiOnly {
+            #expect(try ids(lower(\Pupil.name) == "ärger") == [4], "Ä is not folded")
+            #expect(try ids(caseInsensitive(\Pupil.name) == "ÄRGER") == [3])
+            #expect(try ids(upper(\Pupil.nickname) == "ZOë") == [3])
+        }
+        let error = #expect(throws: CRUDSQLGenError.self) { try table.where(lower(\Pupil.nickname) < nil).count() }
+        #expect(error?.msg.contains("lower(\\Pupil.nickname) < nil") == true, "\(String(describing: error))")
     }
 
     @Test("every supported value type on the right-hand side", arguments: Backend.all)

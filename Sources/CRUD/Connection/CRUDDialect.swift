@@ -22,12 +22,25 @@ public protocol CRUDDialect: Sendable {
     /// the form that makes it do so.
     func primaryKeyColumnType(_ type: CRUDColumnType) -> String
 
+    /// A SQL function applied to `argument` (a column or a placeholder).
+    func function(_ function: CRUDSQLFunction, _ argument: String) -> String
+
     /// How many rows one INSERT statement carries: 1 where a prepared single-row insert repeated is
     /// fastest (SQLite, in process), more where each statement is a round trip (a server).
     func rowsPerInsert(columns: Int) -> Int
 }
 
 extension CRUDDialect {
+    /// `lower(x)`, `upper(x)`, `length(x)` (characters), `trim(x)`; case-insensitive as `lower(x)`.
+    public func function(_ function: CRUDSQLFunction, _ argument: String) -> String {
+        switch function {
+        case .lower, .caseInsensitive: "lower(\(argument))"
+        case .upper: "upper(\(argument))"
+        case .length: "length(\(argument))"
+        case .trim: "trim(\(argument))"
+        }
+    }
+
     public func primaryKeyColumnType(_ type: CRUDColumnType) -> String {
         columnType(type)
     }

@@ -43,14 +43,17 @@ public struct CRUDBooleanExpression: Sendable {
 }
 
 /// A column of a model type, named by a key path (`\Person.name`) or by the generated column
-/// constant (`Person.Columns.name`).
-struct ColumnReference: Sendable {
+/// constant (`Person.Columns.name`), possibly inside a SQL function (`lower(…)`). Made by the
+/// operators and functions; it has nothing to use directly.
+public struct CRUDColumnReference: Sendable {
     let model: any CRUDModel.Type
     /// Key paths are immutable once formed (this one names a stored property, with no captured
     /// subscript arguments), so sharing one between threads is safe though the type is not marked so.
     nonisolated(unsafe) let keyPath: AnyKeyPath?
     /// The column's position, when a column constant named it.
     let column: Int?
+    /// The SQL function the column is wrapped in.
+    var function: CRUDSQLFunction?
 
     init<Model: CRUDModel>(_ keyPath: PartialKeyPath<Model>) {
         model = Model.self
@@ -71,9 +74,12 @@ struct ColumnReference: Sendable {
 
     /// How the user wrote it, for messages.
     var written: String {
-        keyPath.map { "\($0)" } ?? "\(model).Columns.\(model.crudSchema.columns[column!].name)"
+        let name = keyPath.map { "\($0)" } ?? "\(model).Columns.\(model.crudSchema.columns[column!].name)"
+        return function.map { "\($0)(\(name))" } ?? name
     }
 }
+
+typealias ColumnReference = CRUDColumnReference
 
 enum ComparisonOperator: String, Sendable {
     case equal = "="

@@ -67,7 +67,16 @@ struct SQLBuilder {
         guard let index = reference.index else {
             throw CRUDSQLGenError("where: \(reference.written) names no column of \(reference.model)")
         }
-        return qualified(alias, reference.model.crudSchema.columns[index].name)
+        let column = qualified(alias, reference.model.crudSchema.columns[index].name)
+        return reference.function.map { dialect.function($0, column) } ?? column
+    }
+
+    /// A parameter for a value compared with `reference`, inside the reference's function where that
+    /// applies to values too (case-insensitive comparison).
+    private mutating func value(_ value: CRUDDatabaseValue, for reference: ColumnReference) -> String {
+        let placeholder = parameter(value)
+        guard let function = reference.function, function.appliesToValue else { return placeholder }
+        return dialect.function(function, placeholder)
     }
 
     mutating func render(_ node: CRUDBooleanExpression.Node, in scope: Scope) throws -> String {
@@ -81,21 +90,21 @@ struct SQLBuilder {
                 default: throw CRUDSQLGenError("where: \(reference.written) \(operation.rawValue) nil compares with NULL, which is never true; use == nil or != nil")
                 }
             }
-            return "\(target) \(operation.rawValue) \(parameter(value))"
+            return "\(target) \(operation.rawValue) \(self.value(value, for: reference))"
         case let .contained(reference, values, negated):
             let target = try column(reference, in: scope)
             let present = values.filter { $0 != .null }
             let includesNull = present.count != values.count
             var parts: [String] = []
             if !present.isEmpty {
-                parts.append("\(target) \(negated ? "NOT IN" : "IN") (\(present.map { parameter($0) }.joined(separator: ", ")))")
+                parts.append("\(target) \(negated ? "NOT IN" : "IN") (\(present.map { value($0, for: reference) }.joined(separator: ", ")))")
             }
             if includesNull { parts.append("\(target) \(negated ? "IS NOT NULL" : "IS NULL")") }
             if parts.isEmpty { return negated ? "1 = 1" : "1 = 0" }
             return parts.count == 1 ? parts[0] : "(" + parts.joined(separator: negated ? " AND " : " OR ") + ")"
         case let .like(reference, pattern, text, negated):
             let target = try column(reference, in: scope)
-            return "\(target) \(negated ? "NOT LIKE" : "LIKE") \(parameter(.text(pattern.pattern(text)))) ESCAPE '\\'"
+            return "\(target) \(negated ? "NOT LIKE" : "LIKE") \(value(.text(pattern.pattern(text)), for: reference)) ESCAPE '\\'"
         case let .and(left, right):
             return "(\(try render(left, in: scope)) AND \(try render(right, in: scope)))"
         case let .or(left, right):

@@ -88,6 +88,7 @@ private struct ShapeKey {
         shape.tokens.append(Self.identity(ObjectIdentifier(reference.model)))
         // A key path by identity; a column constant by position, negative so the two never meet.
         shape.tokens.append(reference.keyPath.map { Self.identity(ObjectIdentifier($0)) } ?? -1 - reference.column!)
+        shape.tokens.append(reference.function?.code ?? 0)
     }
 
     /// The key paths an expression names, for the cache entry to keep alive.
