@@ -7,7 +7,9 @@ extension Database {
     /// the busy timeout); an in-memory database has only one connection, which the child shares.
     /// - Throws: `CRUDSQLExeError` when the connection cannot be opened.
     public func createChild() throws -> Database<C> {
-        Database(configuration: configuration, executor: try executor.child())
+        return try executor.reporting {
+            Database(configuration: configuration, executor: try executor.child())
+        }
     }
 
     /// Begins a transaction on this child's connection that stays open until `commitTransaction()`
@@ -15,27 +17,49 @@ extension Database {
     /// in-memory database) has a connection of its own to hold a transaction open across calls.
     /// - Throws: `CRUDSQLGenError` on a pooled database; `CRUDSQLExeError`.
     public func beginTransaction(_ mode: TransactionMode = .default) throws {
-        let session = try executor.singleSession(for: "beginTransaction()")
-        try session.locked { try session.begin(mode) }
+        try executor.reporting {
+            let session = try executor.singleSession(for: "beginTransaction()")
+            try session.locked { try session.begin(mode) }
+        }
     }
 
     /// Commits the innermost transaction `beginTransaction()` opened (releases its savepoint).
     /// - Throws: `CRUDSQLGenError` when none is open; `CRUDSQLExeError` when the commit fails, after
     ///   which the transaction is still open for `rollbackTransaction()`.
     public func commitTransaction() throws {
-        let session = try executor.singleSession(for: "commitTransaction()")
-        try session.locked { try session.commit() }
+        try executor.reporting {
+            let session = try executor.singleSession(for: "commitTransaction()")
+            try session.locked { try session.commit() }
+        }
     }
 
     /// Rolls back the innermost transaction `beginTransaction()` opened.
     /// - Throws: `CRUDSQLGenError` when none is open.
     public func rollbackTransaction() throws {
-        let session = try executor.singleSession(for: "rollbackTransaction()")
-        try session.locked {
-            guard session.transactionDepth > 0 else {
-                throw CRUDLogging.logged(CRUDSQLGenError("rollbackTransaction(): no transaction is open on this connection"))
+        try executor.reporting {
+            let session = try executor.singleSession(for: "rollbackTransaction()")
+            try session.locked {
+                guard session.transactionDepth > 0 else {
+                    throw CRUDLogging.logged(CRUDSQLGenError("rollbackTransaction(): no transaction is open on this connection"))
+                }
+                session.rollBack()
             }
-            session.rollBack()
         }
+    }
+}
+
+extension Database {
+    /// Sqlable's error callback: called with every error the library throws from this database (and
+    /// from its children), once, on the thread that throws it, just before it is thrown; an error
+    /// that a transaction rethrows is not passed again. Errors your own code throws are not passed
+    /// unless you call `fail(_:)`. Set it once, early; it is called from any thread.
+    public var didFail: (@Sendable (any Error) -> Void)? {
+        get { executor.failures.current }
+        nonmutating set { executor.failures.current = newValue }
+    }
+
+    /// Passes an error of your own to `didFail`, as Sqlable's `fail` does.
+    public func fail(_ error: any Error) {
+        executor.failures.current?(error)
     }
 }

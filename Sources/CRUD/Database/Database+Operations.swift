@@ -29,7 +29,9 @@ extension Database {
     ///   transaction underneath; `CRUDSQLGenError` for a mode the backend does not have.
     @discardableResult
     public func transaction<T>(_ mode: TransactionMode = .default, _ body: () throws -> T) throws -> T {
-        try executor.transaction(mode, body)
+        return try executor.reporting {
+            try executor.transaction(mode, body)
+        }
     }
 
     /// Creates the table of `type`, and unless `.shallow` the tables of its joined types.
@@ -87,11 +89,13 @@ extension Database {
     /// discarded. Write parameters in the driver's form (`?` in SQLite, `$1` in PostgreSQL).
     /// - Throws: `CRUDSQLExeError`.
     public func sql(_ sql: String, bindings: Bindings = []) throws {
-        try executor.withSession(.write) { session in
-            try session.withStatement(sql, bindings) { statement in
-                while try statement.step() {}
+        try executor.reporting {
+            try executor.withSession(.write) { session in
+                try session.withStatement(sql, bindings) { statement in
+                    while try statement.step() {}
+                }
+                try session.checkRawTransactionControl(sql)
             }
-            try session.checkRawTransactionControl(sql)
         }
     }
 
@@ -100,33 +104,35 @@ extension Database {
     /// - Throws: `CRUDSQLExeError`; `CRUDDecoderError` when a model column is missing from the result
     ///   or a value does not fit.
     public func sql<A: CRUDModel>(_ sql: String, bindings: Bindings = [], _ type: A.Type) throws -> [A] {
-        try executor.withSession(.write) { session in
-            let rows = try session.withStatement(sql, bindings) { statement in
-            var results: [A] = []
-            var positions: [Int]?
-            while try statement.step() {
-                if positions == nil {
-                    var byName: [String: Int] = [:]
-                    for column in 0 ..< statement.resultColumnCount where byName[statement.resultColumnName(column)] == nil {
-                        byName[statement.resultColumnName(column)] = column
-                    }
-                    positions = try A.crudSchema.columns.map { column in
-                        guard let position = byName[column.name] else {
-                            throw CRUDDecoderError("sql(): the result has no column \"\(column.name)\" for \(A.self); select every column of the model")
+        return try executor.reporting {
+            try executor.withSession(.write) { session in
+                let rows = try session.withStatement(sql, bindings) { statement in
+                var results: [A] = []
+                var positions: [Int]?
+                while try statement.step() {
+                    if positions == nil {
+                        var byName: [String: Int] = [:]
+                        for column in 0 ..< statement.resultColumnCount where byName[statement.resultColumnName(column)] == nil {
+                            byName[statement.resultColumnName(column)] = column
                         }
-                        return position
+                        positions = try A.crudSchema.columns.map { column in
+                            guard let position = byName[column.name] else {
+                                throw CRUDDecoderError("sql(): the result has no column \"\(column.name)\" for \(A.self); select every column of the model")
+                            }
+                            return position
+                        }
+                    }
+                    do {
+                        results.append(try A(crudRow: NamedColumnRow(base: statement, positions: positions!)))
+                    } catch let error as CRUDDecoderError {
+                        throw error.reading(A.self)
                     }
                 }
-                do {
-                    results.append(try A(crudRow: NamedColumnRow(base: statement, positions: positions!)))
-                } catch let error as CRUDDecoderError {
-                    throw error.reading(A.self)
+                return results
                 }
+                try session.checkRawTransactionControl(sql)
+                return rows
             }
-            return results
-            }
-            try session.checkRawTransactionControl(sql)
-            return rows
         }
     }
 }

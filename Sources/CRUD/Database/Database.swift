@@ -39,6 +39,8 @@ public struct Database<C: DatabaseConfigurationProtocol>: DatabaseProtocol {
     /// keep the connection: it goes back to the pool when `body` returns.
     /// - Throws: what `body` throws; `CRUDSQLExeError` when no connection can be had.
     public func withConnection<T>(_ body: (C.Connection) throws -> T) throws -> T {
-        try executor.withSession(.write) { try body($0.connection) }
+        return try executor.reporting {
+            try executor.withSession(.write) { try body($0.connection) }
+        }
     }
 }

@@ -1,7 +1,8 @@
 /// A row value could not be turned into a model property: NULL in a non-optional column, a number
 /// out of the property's range, text that is not a URL, and the like.
-public struct CRUDDecoderError: Error, CustomStringConvertible, Sendable {
+public struct CRUDDecoderError: CRUDReportableError, CustomStringConvertible, Sendable {
     public let msg: String
+    public var isReported = false
     public init(_ msg: String) { self.msg = msg }
     public var description: String { "CRUDDecoderError: \(msg)" }
 
@@ -19,22 +20,24 @@ public struct CRUDDecoderError: Error, CustomStringConvertible, Sendable {
 
 /// A model property could not be stored: a `UInt64` above `Int64.max`, a column position that does
 /// not exist, and the like.
-public struct CRUDEncoderError: Error, CustomStringConvertible, Sendable {
+public struct CRUDEncoderError: CRUDReportableError, CustomStringConvertible, Sendable {
     public let msg: String
+    public var isReported = false
     public init(_ msg: String) { self.msg = msg }
     public var description: String { "CRUDEncoderError: \(msg)" }
 }
 
 /// A query could not be turned into SQL: a key path that names no column, or a type that is not part
 /// of the query; a limit below zero; and the like. Nothing was sent to the database.
-public struct CRUDSQLGenError: Error, CustomStringConvertible, Sendable {
+public struct CRUDSQLGenError: CRUDReportableError, CustomStringConvertible, Sendable {
     public let msg: String
+    public var isReported = false
     public init(_ msg: String) { self.msg = msg }
     public var description: String { "CRUDSQLGenError: \(msg)" }
 }
 
 /// The database refused or failed a statement, or could not be opened.
-public struct CRUDSQLExeError: Error, CustomStringConvertible, Sendable {
+public struct CRUDSQLExeError: CRUDReportableError, CustomStringConvertible, Sendable {
     /// A readable summary: what failed, where, and the database's own message.
     public let msg: String
     /// The statement that failed, when there was one.
@@ -43,6 +46,7 @@ public struct CRUDSQLExeError: Error, CustomStringConvertible, Sendable {
     public let code: String?
     /// The database's own message.
     public let databaseMessage: String?
+    public var isReported = false
 
     public init(_ msg: String, sql: String? = nil, code: String? = nil, databaseMessage: String? = nil) {
         self.msg = msg
@@ -56,4 +60,12 @@ public struct CRUDSQLExeError: Error, CustomStringConvertible, Sendable {
         if let sql { text += " [SQL: \(sql)]" }
         return text
     }
+}
+
+/// The library's errors: each is handed to the database's `didFail` once, when an operation first
+/// throws it; `isReported` marks it so that an enclosing operation (a transaction) rethrowing it does
+/// not hand it over again.
+public protocol CRUDReportableError: Error {
+    /// Whether `didFail` has been given this error.
+    var isReported: Bool { get set }
 }

@@ -69,7 +69,7 @@ final class RowSource<Model: CRUDModel, Connection: CRUDConnection>: @unchecked 
     private func fill() throws -> [Model] {
         guard !finished else { return [] }
         do {
-            return try CRUDBindings.$current.withValue(bindings) {
+            return try CRUDBindings.$current.withValue(bindings) { try executor.reporting {
                 if cursor == nil { cursor = try CRUDCursor(executor: executor, plan: plan, limit: plan.limit) }
                 var batch: [Model] = []
                 batch.reserveCapacity(Self.batchSize)
@@ -79,7 +79,7 @@ final class RowSource<Model: CRUDModel, Connection: CRUDConnection>: @unchecked 
                     cursor = nil
                 }
                 return batch
-            }
+            } }
         } catch {
             finished = true
             cursor = nil

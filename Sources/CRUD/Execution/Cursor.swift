@@ -73,15 +73,19 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
         }
     }
 
-    /// Finishes the cursor and returns the error to throw: logged, and for a decoding error naming
-    /// the model.
+    /// Finishes the cursor and returns the error to throw: logged, given to `didFail`, and for a
+    /// decoding error naming the model.
     @usableFromInline
     func failed(_ error: any Error) -> any Error {
         finish()
-        if let decoding = error as? CRUDDecoderError {
-            return CRUDLogging.logged(decoding.reading(Model.self))
+        let thrown: any Error = if let decoding = error as? CRUDDecoderError {
+            CRUDLogging.logged(decoding.reading(Model.self))
+        } else {
+            CRUDLogging.logged(error)
         }
-        return CRUDLogging.logged(error)
+        // `next()` is a public operation of its own: its errors go to `didFail` too.
+        guard let reportable = thrown as? any CRUDReportableError, !reportable.isReported else { return thrown }
+        return executor.report(reportable)
     }
 
     /// Gives the statement back, and the session to the pool if the cursor leased it.

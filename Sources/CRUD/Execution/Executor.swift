@@ -15,6 +15,8 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     typealias Session = CRUDSession<Connection>
 
     let pool: CRUDConnectionPool
+    /// The database's `didFail`, which its children share.
+    let failures: CRUDFailureHandler
     /// How this database spells the SQL that differs between databases.
     public let dialect: any CRUDDialect
     private let open: @Sendable (CRUDConnectionRole) throws -> Connection
@@ -28,8 +30,14 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     ///   - describe: the database, for messages (`SQLite database at /path`).
     ///   - open: opens another connection for a role.
     /// - Throws: what `open` throws, for the connections a layout's minimum opens at once.
-    public init(layout: CRUDPoolLayout, first: Connection, timeout: Duration, describe: String,
-                open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
+    public convenience init(layout: CRUDPoolLayout, first: Connection, timeout: Duration, describe: String,
+                            open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
+        try self.init(layout: layout, first: first, timeout: timeout, describe: describe, failures: CRUDFailureHandler(), open: open)
+    }
+
+    private init(layout: CRUDPoolLayout, first: Connection, timeout: Duration, describe: String, failures: CRUDFailureHandler,
+                 open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
+        self.failures = failures
         dialect = first.dialect
         self.open = open
         pool = try CRUDConnectionPool(
@@ -170,7 +178,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     func child() throws -> CRUDExecutor {
         if case .single = pool.layout { return self }
         let connection = try open(.single)
-        return try CRUDExecutor(layout: .single, first: connection, timeout: pool.timeout, describe: "child", open: open)
+        return try CRUDExecutor(layout: .single, first: connection, timeout: pool.timeout, describe: "child", failures: failures, open: open)
     }
 
     /// The session of an executor with one connection (a child's), for explicit transactions.

@@ -10,7 +10,9 @@ extension SelectAble {
     /// Runs the query and reads all its results.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
     public func select() async throws -> Select<OverAllForm, Self> {
-        try await executor.perform(.read) { try self.select() }
+        return try await executor.reporting {
+            try await executor.perform(.read) { try self.select() }
+        }
     }
 
     /// The query's results as an asynchronous sequence, read in batches as the loop asks for them:
@@ -23,13 +25,17 @@ extension SelectAble {
     /// How many results `select()` would give.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     public func count() async throws -> Int {
-        try await executor.perform(.read) { try self.count() }
+        return try await executor.reporting {
+            try await executor.perform(.read) { try self.count() }
+        }
     }
 
     /// The first result, or `nil`.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
     public func first() async throws -> OverAllForm? {
-        try await executor.perform(.read) { try self.first() }
+        return try await executor.reporting {
+            try await executor.perform(.read) { try self.first() }
+        }
     }
 }
 
@@ -38,12 +44,16 @@ extension InsertAble {
     /// - Throws: `CRUDSQLExeError` (nothing is inserted then), `CRUDEncoderError`.
     @discardableResult
     public func insert(_ instances: [InsertForm]) async throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        try await insertionTable.executor.perform(.write) { try self.insert(instances) }
+        return try await insertionTable.executor.reporting {
+            try await insertionTable.executor.perform(.write) { try self.insert(instances) }
+        }
     }
 
     @discardableResult
     public func insert(_ instance: InsertForm) async throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        try await insertionTable.executor.perform(.write) { try self.insert(instance) }
+        return try await insertionTable.executor.reporting {
+            try await insertionTable.executor.perform(.write) { try self.insert(instance) }
+        }
     }
 
     /// Inserts only the named columns; the others take their defaults.
@@ -82,7 +92,9 @@ extension UpdateAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`.
     @discardableResult
     public func update(_ instance: OverAllForm) async throws -> Update<OverAllForm, Self> {
-        try await executor.perform(.write) { try self.update(instance) }
+        return try await executor.reporting {
+            try await executor.perform(.write) { try self.update(instance) }
+        }
     }
 
     /// Sets only the named columns.
@@ -103,7 +115,9 @@ extension UpdateAble {
 
     /// Updates the matching rows and returns `returning` of each.
     public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm) async throws -> [R] {
-        try await executor.perform(.write) { try self.updateReturning(returning, instance, columns: nil) }
+        return try await executor.reporting {
+            try await executor.perform(.write) { try self.updateReturning(returning, instance, columns: nil) }
+        }
     }
 
     public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm,
@@ -124,7 +138,9 @@ extension DeleteAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     @discardableResult
     public func delete() async throws -> Delete<OverAllForm, Self> {
-        try await executor.perform(.write) { try self.delete() }
+        return try await executor.reporting {
+            try await executor.perform(.write) { try self.delete() }
+        }
     }
 }
 
@@ -133,7 +149,9 @@ extension Table {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     @discardableResult
     public func index(unique: Bool = false, _ keys: PartialKeyPath<A>...) async throws -> Index<A, Self> {
-        try await executor.perform(.write) { try self.index(unique: unique, keys: keys) }
+        return try await executor.reporting {
+            try await executor.perform(.write) { try self.index(unique: unique, keys: keys) }
+        }
     }
 
     /// Inserts the named columns (all when `columns` is `nil`) and returns `returned` read from each
@@ -145,11 +163,15 @@ extension Table {
 
     /// Inserts `instances` and returns the stored value of `returning` for each, in order.
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instances: [A]) async throws -> [R] {
-        try await insertReturning(instances, columns: nil, returning: [column(returning)]) { try R(crudRow: $0, column: 0) }
+        return try await executor.reporting {
+            try await insertReturning(instances, columns: nil, returning: [column(returning)]) { try R(crudRow: $0, column: 0) }
+        }
     }
 
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A) async throws -> R {
-        try await self.returning(returning, insert: [instance])[0]
+        return try await executor.reporting {
+            try await self.returning(returning, insert: [instance])[0]
+        }
     }
 
     /// Inserts only the named columns (the others take their defaults) and returns `returning`.
@@ -182,21 +204,29 @@ extension Table {
 
     /// Inserts `instances` and returns the stored rows, database defaults filled in, in order.
     public func returning(insert instances: [A]) async throws -> [A] {
-        try await insertReturning(instances, columns: nil, returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }
+        return try await executor.reporting {
+            try await insertReturning(instances, columns: nil, returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }
+        }
     }
 
     public func returning(insert instance: A) async throws -> A {
-        try await returning(insert: [instance])[0]
+        return try await executor.reporting {
+            try await returning(insert: [instance])[0]
+        }
     }
 
     public func returning(insert instances: [A], setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) async throws -> [A] {
-        try await insertReturning(instances, columns: A.crudColumns([setKeys] + rest, for: "insert"),
-                                  returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }
+        return try await executor.reporting {
+            try await insertReturning(instances, columns: A.crudColumns([setKeys] + rest, for: "insert"),
+                                      returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }
+        }
     }
 
     public func returning(insert instances: [A], ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) async throws -> [A] {
-        try await insertReturning(instances, columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"),
-                                  returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }
+        return try await executor.reporting {
+            try await insertReturning(instances, columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"),
+                                      returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }
+        }
     }
 }
 
@@ -209,7 +239,9 @@ extension Database {
     /// - Throws: what `body` throws; `CRUDSQLExeError`; `CRUDSQLGenError` for a mode the backend lacks.
     @discardableResult
     public func transaction<T>(_ mode: TransactionMode = .default, _ body: (Database) async throws -> T) async throws -> T {
-        try await executor.transaction(mode) { try await body(self) }
+        return try await executor.reporting {
+            try await executor.transaction(mode) { try await body(self) }
+        }
     }
 
     /// Creates the table of `type`, and unless `.shallow` the tables of its joined types.
@@ -223,12 +255,16 @@ extension Database {
     /// Runs one SQL statement; rows it returns are discarded.
     /// - Throws: `CRUDSQLExeError`.
     public func sql(_ sql: String, bindings: Bindings = []) async throws {
-        try await executor.perform(.write) { try self.sql(sql, bindings: bindings) }
+        try await executor.reporting {
+            try await executor.perform(.write) { try self.sql(sql, bindings: bindings) }
+        }
     }
 
     /// Runs one SQL statement and reads every row as `type`, matching columns by name.
     /// - Throws: `CRUDSQLExeError`, `CRUDDecoderError`.
     public func sql<A: CRUDModel>(_ sql: String, bindings: Bindings = [], _ type: A.Type) async throws -> [A] {
-        try await executor.perform(.write) { try self.sql(sql, bindings: bindings, type) }
+        return try await executor.reporting {
+            try await executor.perform(.write) { try self.sql(sql, bindings: bindings, type) }
+        }
     }
 }

@@ -44,11 +44,15 @@ extension Table {
     /// Inserts `instances` and returns the stored value of `returning` for each, in order.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instances: [A]) throws -> [R] {
-        try insertReturning(instances, columns: nil, returning: [column(returning)]) { try R(crudRow: $0, column: 0) }
+        return try executor.reporting {
+            try insertReturning(instances, columns: nil, returning: [column(returning)]) { try R(crudRow: $0, column: 0) }
+        }
     }
 
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A) throws -> R {
-        try self.returning(returning, insert: [instance])[0]
+        return try executor.reporting {
+            try self.returning(returning, insert: [instance])[0]
+        }
     }
 
     /// Inserts only the named columns (the others take their defaults) and returns `returning`.
@@ -83,21 +87,29 @@ extension Table {
 
     /// Inserts `instances` and returns the stored rows, database defaults filled in, in order.
     public func returning(insert instances: [A]) throws -> [A] {
-        try insertReturning(instances, columns: nil, returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }
+        return try executor.reporting {
+            try insertReturning(instances, columns: nil, returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }
+        }
     }
 
     public func returning(insert instance: A) throws -> A {
-        try returning(insert: [instance])[0]
+        return try executor.reporting {
+            try returning(insert: [instance])[0]
+        }
     }
 
     public func returning(insert instances: [A], setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> [A] {
-        try insertReturning(instances, columns: A.crudColumns([setKeys] + rest, for: "insert"),
-                            returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }
+        return try executor.reporting {
+            try insertReturning(instances, columns: A.crudColumns([setKeys] + rest, for: "insert"),
+                                returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }
+        }
     }
 
     public func returning(insert instances: [A], ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> [A] {
-        try insertReturning(instances, columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"),
-                            returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }
+        return try executor.reporting {
+            try insertReturning(instances, columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"),
+                                returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }
+        }
     }
 }
 
@@ -121,7 +133,9 @@ extension UpdateAble {
     /// Updates the matching rows with every column and returns `returning` of each updated row.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm) throws -> [R] {
-        try updateReturning(returning, instance, columns: nil)
+        return try executor.reporting {
+            try updateReturning(returning, instance, columns: nil)
+        }
     }
 
     public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm,

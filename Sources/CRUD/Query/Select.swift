@@ -26,17 +26,21 @@ extension SelectAble {
     ///   fails, `CRUDDecoderError` when a row does not fit the model.
     @inlinable
     public func select() throws -> Select<OverAllForm, Self> {
-        let cursor = try cursor()
-        var rows: [OverAllForm] = []
-        while let next = try cursor.next() { rows.append(next) }
-        return Select(rows: rows)
+        return try executor.reporting {
+            let cursor = try cursor()
+            var rows: [OverAllForm] = []
+            while let next = try cursor.next() { rows.append(next) }
+            return Select(rows: rows)
+        }
     }
 
     /// Runs the query and returns a cursor that reads its results one at a time, for results too
     /// large to hold in memory: `let c = try query.cursor(); while let x = try c.next() { … }`.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError` (from joined children).
     public func cursor() throws -> CRUDCursor<OverAllForm, DatabaseType.Configuration.Connection> {
-        try CRUDCursor(executor: executor, plan: plan, limit: plan.limit)
+        return try executor.reporting {
+            try CRUDCursor(executor: executor, plan: plan, limit: plan.limit)
+        }
     }
 
     /// Runs the query and calls `body` with each result as it is read, without holding them all.
@@ -44,20 +48,24 @@ extension SelectAble {
     ///   been passed to `body`.
     @inlinable
     public func forEach(_ body: (OverAllForm) throws -> Void) throws {
-        let cursor = try cursor()
-        while let next = try cursor.next() { try body(next) }
+        return try executor.reporting {
+            let cursor = try cursor()
+            while let next = try cursor.next() { try body(next) }
+        }
     }
 
     /// How many results `select()` would give, counted by the database without reading them.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     public func count() throws -> Int {
-        try plan.validate()
-        var builder = SQLBuilder(dialect: executor.dialect)
-        let sql = try logging { try builder.count(plan) }
-        return try executor.withSession(.read) { session in
-            try session.withStatement(sql, builder.parameters) { statement in
-                guard try statement.step() else { throw CRUDSQLExeError("COUNT returned no row", sql: sql) }
-                return Int(try statement.readInt64(0))
+        return try executor.reporting {
+            try plan.validate()
+            var builder = SQLBuilder(dialect: executor.dialect)
+            let sql = try logging { try builder.count(plan) }
+            return try executor.withSession(.read) { session in
+                try session.withStatement(sql, builder.parameters) { statement in
+                    guard try statement.step() else { throw CRUDSQLExeError("COUNT returned no row", sql: sql) }
+                    return Int(try statement.readInt64(0))
+                }
             }
         }
     }
@@ -66,7 +74,9 @@ extension SelectAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
     @inlinable
     public func first() throws -> OverAllForm? {
-        try firstCursor().next()
+        return try executor.reporting {
+            try firstCursor().next()
+        }
     }
 
     /// A cursor over at most the first result.

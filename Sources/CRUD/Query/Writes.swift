@@ -10,7 +10,7 @@ public struct Insert<Form: CRUDModel, Parent> {
     @usableFromInline
     init<Connection>(session: CRUDSession<Connection>, executor: CRUDExecutor<Connection>) {
         let ran = session.statementsRun
-        readLastInsertId = {
+        readLastInsertId = { try executor.reporting {
             let id = try executor.withSessionItself(session) { () throws -> Int?? in
                 guard session.statementsRun == ran else { return nil }
                 return .some(try session.connection.lastInsertId())
@@ -21,7 +21,7 @@ public struct Insert<Form: CRUDModel, Parent> {
                         + "another's; call lastInsertId() right after the insert, or use returning(…) to get the row's values"))
             }
             return id
-        }
+        } }
     }
 
     /// The id the database gave the last row inserted by this insert's connection, where it gives
@@ -101,12 +101,16 @@ extension InsertAble {
     /// - Throws: `CRUDSQLExeError` (nothing is inserted then), `CRUDEncoderError`.
     @discardableResult @inlinable
     public func insert(_ instances: [InsertForm]) throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        try insertRows(instances, columns: nil)
+        return try insertionTable.executor.reporting {
+            try insertRows(instances, columns: nil)
+        }
     }
 
     @discardableResult @inlinable
     public func insert(_ instance: InsertForm) throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        try insertRows([instance], columns: nil)
+        return try insertionTable.executor.reporting {
+            try insertRows([instance], columns: nil)
+        }
     }
 
     /// Inserts only the named columns; the others take their defaults.
@@ -190,7 +194,9 @@ extension UpdateAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`.
     @discardableResult
     public func update(_ instance: OverAllForm) throws -> Update<OverAllForm, Self> {
-        try updateRows(instance, columns: nil)
+        return try executor.reporting {
+            try updateRows(instance, columns: nil)
+        }
     }
 
     /// Sets only the named columns.
@@ -242,16 +248,18 @@ extension DeleteAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     @discardableResult
     public func delete() throws -> Delete<OverAllForm, Self> {
-        try plan.validate()
-        var builder = SQLBuilder(dialect: executor.dialect)
-        let sql = try logging { try builder.delete(OverAllForm.crudSchema, filter: plan.filter, root: OverAllForm.self) }
-        let changed = try executor.withSession(.write) { session in
-            try session.withStatement(sql, builder.parameters) { statement in
-                _ = try statement.step()
-                return statement.changedRows
+        return try executor.reporting {
+            try plan.validate()
+            var builder = SQLBuilder(dialect: executor.dialect)
+            let sql = try logging { try builder.delete(OverAllForm.crudSchema, filter: plan.filter, root: OverAllForm.self) }
+            let changed = try executor.withSession(.write) { session in
+                try session.withStatement(sql, builder.parameters) { statement in
+                    _ = try statement.step()
+                    return statement.changedRows
+                }
             }
+            return Delete(changedRows: changed)
         }
-        return Delete(changedRows: changed)
     }
 }
 
@@ -260,7 +268,9 @@ extension Table {
     /// - Throws: `CRUDSQLGenError` for no key paths or one that names no column; `CRUDSQLExeError`.
     @discardableResult
     public func index(unique: Bool = false, _ keys: PartialKeyPath<A>...) throws -> Index<A, Self> {
-        try index(unique: unique, keys: keys)
+        return try executor.reporting {
+            try index(unique: unique, keys: keys)
+        }
     }
 
     func index(unique: Bool, keys: [PartialKeyPath<A>]) throws -> Index<A, Self> {
