@@ -26,12 +26,11 @@ extension SelectAble {
     ///   fails, `CRUDDecoderError` when a row does not fit the model.
     @inlinable
     public func select() throws -> Select<OverAllForm, Self> {
-        return try executor.reporting {
-            let cursor = try cursor()
-            var rows: [OverAllForm] = []
-            while let next = try cursor.next() { rows.append(next) }
-            return Select(rows: rows)
-        }
+        // `cursor()` and `next()` hand their own errors to `didFail`.
+        let cursor = try cursor()
+        var rows: [OverAllForm] = []
+        while let next = try cursor.next() { rows.append(next) }
+        return Select(rows: rows)
     }
 
     /// Runs the query and returns a cursor that reads its results one at a time, for results too
@@ -48,10 +47,9 @@ extension SelectAble {
     ///   been passed to `body`.
     @inlinable
     public func forEach(_ body: (OverAllForm) throws -> Void) throws {
-        return try executor.reporting {
-            let cursor = try cursor()
-            while let next = try cursor.next() { try body(next) }
-        }
+        // `cursor()` and `next()` hand their own errors to `didFail`.
+        let cursor = try cursor()
+        while let next = try cursor.next() { try body(next) }
     }
 
     /// How many results `select()` would give, counted by the database without reading them.
@@ -74,9 +72,8 @@ extension SelectAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
     @inlinable
     public func first() throws -> OverAllForm? {
-        return try executor.reporting {
-            try firstCursor().next()
-        }
+        // `next()` hands its own errors to `didFail`.
+        try executor.reporting { try firstCursor() }.next()
     }
 
     /// A cursor over at most the first result.
