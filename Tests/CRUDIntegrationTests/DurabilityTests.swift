@@ -59,12 +59,7 @@ struct DurabilityTests {
         _ = try PostgresTestServer.shared.get()
         let cluster = try PostgresCluster.start()
         defer { cluster.stop() }
-        let port = cluster.port
-        @Sendable func connect() throws -> Database<PostgresDatabaseConfiguration> {
-            Database(configuration: try PostgresDatabaseConfiguration(
-                database: "postgres", host: "127.0.0.1", port: port, username: "postgres", password: PostgresCluster.password))
-        }
-        let db = try connect()
+        let db = try cluster.database()
         try db.create(Course.self)
 
         let acknowledged = Acknowledged()

@@ -121,8 +121,7 @@ struct PostgresTests {
         // A cluster of its own, so restarting it disturbs no other test.
         let cluster = try PostgresCluster.start()
         defer { cluster.stop() }
-        let db = Database(configuration: try PostgresDatabaseConfiguration(
-            database: "postgres", host: "127.0.0.1", port: cluster.port, username: "postgres", password: PostgresCluster.password))
+        let db = try cluster.database()
         try db.create(Course.self)
         try db.table(Course.self).insert(Course(id: 1, title: "before"))
         try cluster.control("restart")
@@ -143,8 +142,7 @@ struct PostgresTests {
         _ = try Self.server()
         let cluster = try PostgresCluster.start()
         defer { cluster.stop() }
-        let db = Database(configuration: try PostgresDatabaseConfiguration(
-            database: "postgres", host: "127.0.0.1", port: cluster.port, username: "postgres", password: PostgresCluster.password))
+        let db = try cluster.database()
         try db.create(Course.self)
         try db.table(Course.self).insert(Course(id: 100, title: "before"))
 

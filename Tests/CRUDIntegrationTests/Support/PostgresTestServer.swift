@@ -54,3 +54,12 @@ final class PostgresTestServer: @unchecked Sendable {
         return try PostgresDatabaseConfiguration(parameters: parameters, pool: pool)
     }
 }
+
+extension PostgresCluster {
+    /// A database on this cluster's `postgres` database, for tests that start a cluster of their own
+    /// (to restart it without disturbing the others).
+    func database() throws -> Database<PostgresDatabaseConfiguration> {
+        Database(configuration: try PostgresDatabaseConfiguration(
+            database: "postgres", host: "127.0.0.1", port: port, username: "postgres", password: PostgresCluster.password))
+    }
+}
