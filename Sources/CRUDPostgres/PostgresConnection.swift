@@ -73,7 +73,16 @@ public final class PostgresConnection: CRUDConnection {
             return CRUDSQLExeError("lost the connection to PostgreSQL \(target): \(message); the next call reconnects",
                                    sql: sql, code: state ?? "08006", databaseMessage: message)
         }
-        return CRUDSQLExeError("PostgreSQL error \(state ?? "") on \(target): \(message)", sql: sql, code: state, databaseMessage: message)
+        let field = { (code: Character) in result.flatMap { PQresultErrorField($0, Int32(code.asciiValue!)) }.map { String(cString: $0) } }
+        let kind: CRUDSQLExeError.Kind = switch state {
+        case "23505": .uniqueViolation
+        case "23503": .foreignKeyViolation
+        case "23502": .notNullViolation
+        case "23514": .checkViolation
+        default: .other
+        }
+        return CRUDSQLExeError("PostgreSQL error \(state ?? "") on \(target): \(message)", sql: sql, code: state, databaseMessage: message,
+                               kind: kind, constraint: field("n"), table: field("t"))
     }
 
     /// False once the connection to the server was lost; the pool then replaces it.

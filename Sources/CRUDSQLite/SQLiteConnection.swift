@@ -91,7 +91,11 @@ public final class SQLiteConnection: CRUDConnection {
     private static func error(_ status: Int32, on handle: OpaquePointer, path: String, sql: String?) -> CRUDSQLExeError {
         let message = String(cString: sqlite3_errmsg(handle))
         let name = String(cString: sqlite3_errstr(status))
-        return CRUDSQLExeError("SQLite error \(status) (\(name)) in \(path): \(message)", sql: sql, code: "\(status)", databaseMessage: message)
+        let violation = SQLiteViolation(status: status, message: message, sql: sql)
+        var text = "SQLite error \(status) (\(name)) in \(path): \(message)"
+        if violation.kind == .foreignKeyViolation, let table = violation.table { text += " (writing table \"\(table)\")" }
+        return CRUDSQLExeError(text, sql: sql, code: "\(status)", databaseMessage: message,
+                               kind: violation.kind, constraint: violation.constraint, table: violation.table)
     }
 
     public var transactionStatus: CRUDTransactionStatus {

@@ -75,7 +75,8 @@ extension Database {
                 try session.run(builder.dropColumn(column, from: schema.name))
             }
         } else {
-            try session.run(builder.createTable(schema, primaryKey: primaryKey, ifNotExists: true))
+            let constraints = try logging { try model.crudConstraintDefinitions(in: session.dialect) }
+            try session.run(builder.createTable(schema, primaryKey: primaryKey, constraints: constraints, ifNotExists: true))
         }
         if !policy.contains(.shallow) {
             for relation in schema.relations {

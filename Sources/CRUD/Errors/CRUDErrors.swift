@@ -46,13 +46,37 @@ public struct CRUDSQLExeError: CRUDReportableError, CustomStringConvertible, Sen
     public let code: String?
     /// The database's own message.
     public let databaseMessage: String?
+    /// What sort of failure it was, where the driver can tell: a constraint violation by kind.
+    public let kind: Kind
+    /// The violated constraint's name, where the database tells it (PostgreSQL; SQLite for CHECK).
+    public let constraint: String?
+    /// The table involved, where the database tells it (or the statement shows it).
+    public let table: String?
     public var isReported = false
 
-    public init(_ msg: String, sql: String? = nil, code: String? = nil, databaseMessage: String? = nil) {
+    /// What sort of failure a `CRUDSQLExeError` is, the same on every backend.
+    public enum Kind: Sendable, Equatable {
+        /// A UNIQUE or PRIMARY KEY constraint: the values already exist.
+        case uniqueViolation
+        /// A FOREIGN KEY constraint: the referenced row is missing, or still referenced.
+        case foreignKeyViolation
+        /// NOT NULL: a non-optional column got NULL.
+        case notNullViolation
+        /// A CHECK constraint.
+        case checkViolation
+        /// Anything else; `code` has the database's own code.
+        case other
+    }
+
+    public init(_ msg: String, sql: String? = nil, code: String? = nil, databaseMessage: String? = nil,
+                kind: Kind = .other, constraint: String? = nil, table: String? = nil) {
         self.msg = msg
         self.sql = sql
         self.code = code
         self.databaseMessage = databaseMessage
+        self.kind = kind
+        self.constraint = constraint
+        self.table = table
     }
 
     public var description: String {

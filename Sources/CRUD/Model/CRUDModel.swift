@@ -29,9 +29,20 @@ public protocol CRUDModel: SendableMetatype {
     /// the accessor behind `setKeys:`/`ignoreKeys:` writes and join-key grouping.
     /// - Throws: `CRUDEncoderError` when the value cannot be stored or `column` is out of range.
     func crudBindColumn<Binder: CRUDBinder>(_ column: Int, to binder: inout Binder, at position: Int) throws
+
+    /// The constraints `create` adds to the table: foreign keys, unique column sets, checks. Declare
+    /// `static let crudConstraints: [CRUDConstraint<Self>] = [...]` next to the model; none by default.
+    static var crudConstraints: [CRUDConstraint<Self>] { get }
 }
 
 extension CRUDModel {
+    public static var crudConstraints: [CRUDConstraint<Self>] { [] }
+
+    /// The SQL of the constraints, for `CREATE TABLE`.
+    static func crudConstraintDefinitions(in dialect: any CRUDDialect) throws -> [String] {
+        try crudConstraints.map { try $0.definition(in: dialect) }
+    }
+
     /// The position of the column a type-erased key path names, or `nil` when the key path's root is
     /// not this type or the path names no column.
     public static func crudColumnIndex(ofAny keyPath: AnyKeyPath) -> Int? {

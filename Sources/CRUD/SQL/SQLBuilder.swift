@@ -283,11 +283,11 @@ struct SQLBuilder {
 
     // MARK: - Schema
 
-    func createTable(_ schema: CRUDTableSchema, primaryKey: Int?, ifNotExists: Bool) -> String {
+    func createTable(_ schema: CRUDTableSchema, primaryKey: Int?, constraints: [String] = [], ifNotExists: Bool) -> String {
         let columns = schema.columns.enumerated().map { index, column in
             columnDefinition(column, isPrimaryKey: index == primaryKey)
         }
-        return "CREATE TABLE \(ifNotExists ? "IF NOT EXISTS " : "")\(quote(schema.name)) (\(columns.joined(separator: ", ")))"
+        return "CREATE TABLE \(ifNotExists ? "IF NOT EXISTS " : "")\(quote(schema.name)) (\((columns + constraints).joined(separator: ", ")))"
     }
 
     func columnDefinition(_ column: CRUDColumnSchema, isPrimaryKey: Bool) -> String {

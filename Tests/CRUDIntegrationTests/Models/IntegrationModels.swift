@@ -157,3 +157,32 @@ struct Ledger: CRUDModel {
     let transaction: Int
     let entry: Int
 }
+
+/// Constraints declared next to the models.
+struct Rider: CRUDModel {
+    let id: Int
+    var name: String
+}
+
+struct Bike: CRUDModel {
+    let id: Int
+    var ownerId: Int?
+    var keeperId: Int?
+    var name: String
+    var color: String
+    var wheels: Int
+
+    static let crudConstraints: [CRUDConstraint<Bike>] = [
+        .foreignKey(\.ownerId, references: \Rider.id, onDelete: .cascade),
+        .foreignKey(\.keeperId, references: \Rider.id, onDelete: .setNull, name: "bike_keeper"),
+        .unique(\.name, \.color),
+        .check("\"wheels\" BETWEEN 1 AND 3", name: "bike_wheels"),
+    ]
+}
+
+struct BadConstraint: CRUDModel {
+    let id: Int
+    var name: String
+
+    static let crudConstraints: [CRUDConstraint<BadConstraint>] = [.unique(\.name.count)]
+}

@@ -1,0 +1,68 @@
+import CRUD
+import CSQLite
+import Foundation
+
+/// What SQLite tells of a constraint violation: its kind by the extended result code, and the
+/// constraint or table its message names. SQLite names the table and columns of a UNIQUE or NOT NULL
+/// violation and the constraint of a CHECK; of a FOREIGN KEY violation it says nothing, so the table
+/// the statement writes stands in.
+struct SQLiteViolation {
+    let kind: CRUDSQLExeError.Kind
+    let constraint: String?
+    let table: String?
+
+    // The extended codes, which Swift does not import (macros over SQLITE_CONSTRAINT).
+    static let check = SQLITE_CONSTRAINT | (1 << 8)
+    static let foreignKey = SQLITE_CONSTRAINT | (3 << 8)
+    static let notNull = SQLITE_CONSTRAINT | (5 << 8)
+    static let primaryKey = SQLITE_CONSTRAINT | (6 << 8)
+    static let unique = SQLITE_CONSTRAINT | (8 << 8)
+
+    init(status: Int32, message: String, sql: String?) {
+        let detail = message.split(separator: ":", maxSplits: 1).dropFirst().first.map { $0.trimmingCharacters(in: .whitespaces) }
+        switch status {
+        case Self.unique, Self.primaryKey:
+            kind = .uniqueViolation
+            constraint = nil
+            table = detail.flatMap(Self.table(ofColumn:))
+        case Self.notNull:
+            kind = .notNullViolation
+            constraint = nil
+            table = detail.flatMap(Self.table(ofColumn:))
+        case Self.check:
+            kind = .checkViolation
+            constraint = detail
+            table = sql.flatMap(Self.writtenTable)
+        case Self.foreignKey:
+            kind = .foreignKeyViolation
+            constraint = nil
+            table = sql.flatMap(Self.writtenTable)
+        default:
+            kind = .other
+            constraint = nil
+            table = nil
+        }
+    }
+
+    /// `Bike` of `Bike.name, Bike.color`.
+    private static func table(ofColumn detail: String) -> String? {
+        detail.split(separator: ",").first?.split(separator: ".").first.map { String($0).trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// The table an INSERT, UPDATE or DELETE that CRUD wrote names first (always quoted).
+    private static func writtenTable(_ sql: String) -> String? {
+        guard let open = sql.firstIndex(of: "\"") else { return nil }
+        var name = ""
+        var index = sql.index(after: open)
+        while index < sql.endIndex {
+            if sql[index] == "\"" {
+                let next = sql.index(after: index)
+                guard next < sql.endIndex, sql[next] == "\"" else { return name }
+                index = next
+            }
+            name.append(sql[index])
+            index = sql.index(after: index)
+        }
+        return nil
+    }
+}

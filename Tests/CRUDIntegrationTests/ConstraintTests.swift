@@ -1,0 +1,70 @@
+import CRUD
+import Foundation
+import Testing
+
+@Suite("constraints")
+struct ConstraintTests {
+    @Test("foreign keys with delete rules, unique sets and checks: created, enforced, violations told apart by kind",
+          arguments: Backend.all)
+    func constraints(_ backend: Backend) throws { try constraints(backend.open(), backend) }
+
+    func constraints<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) throws {
+        let db = Database(configuration: configuration)
+        try db.create(Rider.self)
+        try db.create(Bike.self)
+        try db.table(Rider.self).insert([Rider(id: 1, name: "Ann"), Rider(id: 2, name: "Bob")])
+        let bikes = db.table(Bike.self)
+        try bikes.insert([
+            Bike(id: 1, ownerId: 1, keeperId: 2, name: "Roadie", color: "red", wheels: 2),
+            Bike(id: 2, ownerId: 2, keeperId: 1, name: "Roadie", color: "blue", wheels: 3),
+            Bike(id: 3, ownerId: nil, keeperId: nil, name: "Orphan", color: "red", wheels: 1),
+        ])
+
+        let missing = #expect(throws: CRUDSQLExeError.self) {
+            try bikes.insert(Bike(id: 4, ownerId: 99, keeperId: nil, name: "Ghost", color: "red", wheels: 2))
+        }
+        #expect(missing?.kind == .foreignKeyViolation)
+        #expect(missing?.table == "Bike")
+        if backend == .postgres { #expect(missing?.constraint == "Bike_ownerId_fkey") }
+
+        let duplicate = #expect(throws: CRUDSQLExeError.self) {
+            try bikes.insert(Bike(id: 5, ownerId: 1, keeperId: nil, name: "Roadie", color: "red", wheels: 2))
+        }
+        #expect(duplicate?.kind == .uniqueViolation)
+        #expect(duplicate?.table == "Bike")
+        if backend == .postgres { #expect(duplicate?.constraint == "Bike_name_color_key") }
+        let primary = try #require(throws: CRUDSQLExeError.self, "the primary key is unique too") {
+            try bikes.insert(Bike(id: 1, ownerId: 1, keeperId: nil, name: "Other", color: "green", wheels: 2))
+        }
+        #expect(primary.kind == .uniqueViolation)
+
+        let wheels = #expect(throws: CRUDSQLExeError.self) {
+            try bikes.insert(Bike(id: 6, ownerId: 1, keeperId: nil, name: "Quad", color: "red", wheels: 4))
+        }
+        #expect(wheels?.kind == .checkViolation)
+        #expect(wheels?.constraint == "bike_wheels")
+
+        let nullName = #expect(throws: CRUDSQLExeError.self) {
+            try db.sql("INSERT INTO \"Bike\" (\"id\", \"name\", \"color\", \"wheels\") VALUES (7, NULL, 'x', 1)")
+        }
+        #expect(nullName?.kind == .notNullViolation)
+        #expect(nullName?.table == "Bike")
+
+        try db.table(Rider.self).where(\Rider.id == 2).delete()
+        let left = try bikes.order(by: \.id).select().map { $0 }
+        #expect(left.map(\.id) == [1, 3], "ON DELETE CASCADE removed Bob's bike")
+        #expect(left.first?.keeperId == nil, "ON DELETE SET NULL cleared the keeper")
+        #expect(try bikes.count() == 2)
+    }
+
+    @Test("a constraint naming a key path that is not a column is a clear error at create", arguments: Backend.all)
+    func badConstraint(_ backend: Backend) throws { try badConstraint(backend.open()) }
+
+    func badConstraint<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let db = Database(configuration: configuration)
+        let error = #expect(throws: CRUDSQLGenError.self) { try db.create(BadConstraint.self) }
+        #expect(error?.msg.contains("names no column") == true)
+        #expect(error?.msg.contains("BadConstraint") == true)
+        #expect(try TableColumns(db).columnNames(ofTable: "BadConstraint") == nil, "nothing was created")
+    }
+}
