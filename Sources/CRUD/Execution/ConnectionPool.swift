@@ -317,8 +317,10 @@ final class CRUDConnectionPool: @unchecked Sendable {
     /// connection that broke (a server restart) is closed, and a waiter gets a new one opened for it.
     func giveBack(_ session: Session) {
         guard session.role != .single else { return }
-        // The caller has finished with it, and nobody else holds a leased session: no lock needed.
+        // Under the session's lock: an async caller's last statement ran on the session's queue.
+        session.gate.lock()
         let usable = session.transactionDepth == 0 && session.isUsable
+        session.gate.unlock()
         lock.lock()
         guard session.role == .writer ? !writeWaiters.isEmpty : !readWaiters.isEmpty else {
             if usable {
