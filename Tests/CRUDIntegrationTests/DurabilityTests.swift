@@ -17,6 +17,16 @@ private final class Acknowledged: @unchecked Sendable {
     var all: (ids: [Int], last: Date, failures: [String]) { lock.withLock { (ids, last, failures) } }
 }
 
+/// A flag several threads read while one clears it.
+final class RunningFlag: @unchecked Sendable {
+    /// Guarded by `lock`.
+    private var value = true
+    private let lock = NSLock()
+
+    var isSet: Bool { lock.withLock { value } }
+    func clear() { lock.withLock { value = false } }
+}
+
 @Suite("durability")
 struct DurabilityTests {
     @Test("kill -9 at random moments during committed transactions: every acknowledged one is stored, none in part", .timeLimit(.minutes(2)))
@@ -64,13 +74,14 @@ struct DurabilityTests {
 
         let acknowledged = Acknowledged()
         let done = DispatchGroup()
-        let deadline = Date().addingTimeInterval(3)
+        // The writers go on until 1.5 s after the restart has completed, however long it takes.
+        let writing = RunningFlag()
         for writer in 0 ..< 4 {
             done.enter()
             Thread {
                 defer { done.leave() }
                 var id = writer * 1_000_000
-                while Date() < deadline {
+                while writing.isSet {
                     id += 1
                     do {
                         try db.transaction { try db.table(Course.self).insert(Course(id: id, title: "writer \(writer)")) }
@@ -88,6 +99,8 @@ struct DurabilityTests {
         usleep(1_000_000)
         try cluster.control("restart")
         let restarted = Date()
+        usleep(1_500_000)
+        writing.clear()
         done.wait()
 
         let (ids, last, failures) = acknowledged.all
