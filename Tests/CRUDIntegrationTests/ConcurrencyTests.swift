@@ -4,16 +4,6 @@ import Testing
 
 private struct Abort: Error {}
 
-/// What concurrent readers saw that they must not have.
-private final class Violations: @unchecked Sendable {
-    /// Guarded by `lock`.
-    private var found: [String] = []
-    private let lock = NSLock()
-
-    func add(_ violation: String) { lock.withLock { found.append(violation) } }
-    var all: [String] { lock.withLock { found } }
-}
-
 /// One `Database` shared by tasks and threads, on every backend.
 @Suite("concurrency")
 struct ConcurrencyTests {
@@ -24,7 +14,7 @@ struct ConcurrencyTests {
     func writersAndReaders<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
         let db = Database(configuration: configuration)
         try await db.create(Course.self)
-        let violations = Violations()
+        let violations = LogCollector()
         let writing = RunningFlag()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for writer in 0 ..< 8 {
@@ -42,8 +32,8 @@ struct ConcurrencyTests {
                     var last = 0
                     repeat {
                         let count = try await db.table(Course.self).count()
-                        if count < last { violations.add("count went down from \(last) to \(count)") }
-                        if count % 100 != 0 { violations.add("count \(count) is not whole transactions") }
+                        if count < last { violations.append("count went down from \(last) to \(count)") }
+                        if count % 100 != 0 { violations.append("count \(count) is not whole transactions") }
                         last = count
                     } while writing.isSet
                 }
@@ -54,7 +44,7 @@ struct ConcurrencyTests {
             writing.clear()
             try await group.waitForAll()
         }
-        #expect(violations.all.isEmpty, "\(violations.all.prefix(5))")
+        #expect(violations.lines.isEmpty, "\(violations.lines.prefix(5))")
         #expect(try await db.table(Course.self).count() == 80_000)
         let ids = try await db.table(Course.self).select().map(\.id)
         #expect(Set(ids) == Set((0 ..< 8).flatMap { writer in (0 ..< 10_000).map { writer * 10_000 + $0 } }))
@@ -67,7 +57,7 @@ struct ConcurrencyTests {
     func onLibraryThreads<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
         let db = Database(configuration: configuration)
         try await db.create(Course.self)
-        let violations = Violations()
+        let violations = LogCollector()
         // More writers than CRUDThreads has threads: waiting for the writer must suspend, not block.
         let writers = 24
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -78,7 +68,7 @@ struct ConcurrencyTests {
                         try await db.transaction { tx in
                             try await tx.table(Course.self).insert((first ..< first + 10).map { Course(id: $0, title: "w") })
                             if try await tx.table(Course.self).where(\Course.id >= first && \Course.id < first + 10).count() != 10 {
-                                violations.add("a transaction does not see its own rows")
+                                violations.append("a transaction does not see its own rows")
                             }
                         }
                     }
@@ -89,13 +79,13 @@ struct ConcurrencyTests {
                 for _ in 0 ..< 50 {
                     var streamed = 0
                     for try await _ in db.table(Course.self).select() { streamed += 1 }
-                    if streamed < last || streamed % 10 != 0 { violations.add("streamed \(streamed) rows after \(last)") }
+                    if streamed < last || streamed % 10 != 0 { violations.append("streamed \(streamed) rows after \(last)") }
                     last = streamed
                 }
             }
             try await group.waitForAll()
         }
-        #expect(violations.all.isEmpty, "\(violations.all.prefix(5))")
+        #expect(violations.lines.isEmpty, "\(violations.lines.prefix(5))")
         #expect(try await db.table(Course.self).count() == writers * 100)
     }
 
@@ -187,19 +177,19 @@ struct ConcurrencyTests {
             }
         }
         let group = DispatchGroup()
-        let violations = Violations()
+        let violations = LogCollector()
         for worker in 4 ..< 8 {
             DispatchQueue.global().async(group: group) {
                 do {
                     for row in 0 ..< 50 { try db.table(Course.self).insert(Course(id: worker * 100 + row, title: "queue")) }
                 } catch {
-                    violations.add("\(error)")
+                    violations.append("\(error)")
                 }
             }
         }
         for task in detached { #expect(try await task.value >= 50) }
         group.wait()
-        #expect(violations.all.isEmpty, "\(violations.all)")
+        #expect(violations.lines.isEmpty, "\(violations.lines)")
         #expect(try await db.table(Course.self).count() == 400)
     }
 

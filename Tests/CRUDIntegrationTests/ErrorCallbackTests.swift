@@ -4,16 +4,6 @@ import Testing
 
 private struct Mine: Error {}
 
-/// Collects what `didFail` receives.
-final class Failures: @unchecked Sendable {
-    /// Guarded by `lock`.
-    private var received: [String] = []
-    private let lock = NSLock()
-
-    func add(_ error: any Error) { lock.withLock { received.append(String(describing: type(of: error))) } }
-    var all: [String] { lock.withLock { received } }
-}
-
 @Suite("didFail and fail")
 struct ErrorCallbackTests {
     @Test("didFail receives every error the library throws from the database, once; fail passes the user's own", arguments: Backend.all)
@@ -21,18 +11,18 @@ struct ErrorCallbackTests {
 
     func callback<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
         let db = Database(configuration: configuration)
-        let failures = Failures()
-        db.didFail = { failures.add($0) }
+        let failures = LogCollector()
+        db.didFail = { failures.append(String(describing: type(of: $0))) }
         try synchronousFailures(db, failures)
         await #expect(throws: CRUDSQLExeError.self) { try await db.sql("SELEKT 2") }
         await #expect(throws: CRUDDecoderError.self) {
             for try await _ in db.table(Strict.self).select() {}
         }
-        #expect(failures.all.count == 9, "each async failure once: \(failures.all)")
+        #expect(failures.lines.count == 9, "each async failure once: \(failures.lines)")
         try childAndReset(db, failures)
     }
 
-    func synchronousFailures<C: DatabaseConfigurationProtocol>(_ db: Database<C>, _ failures: Failures) throws {
+    func synchronousFailures<C: DatabaseConfigurationProtocol>(_ db: Database<C>, _ failures: LogCollector) throws {
         try db.sql("CREATE TABLE \"Strict\" (\"id\" INTEGER, \"name\" TEXT)")
         try db.sql("INSERT INTO \"Strict\" VALUES (1, NULL)")
 
@@ -41,7 +31,7 @@ struct ErrorCallbackTests {
         #expect(throws: CRUDDecoderError.self) { try db.table(Strict.self).select() }
         let cursor = try db.table(Strict.self).cursor()
         #expect(throws: CRUDDecoderError.self) { try cursor.next() }
-        #expect(failures.all == ["CRUDSQLExeError", "CRUDSQLGenError", "CRUDDecoderError", "CRUDDecoderError"])
+        #expect(failures.lines == ["CRUDSQLExeError", "CRUDSQLGenError", "CRUDDecoderError", "CRUDDecoderError"])
 
         // Inside a transaction: the failing insert is reported when it throws; the transaction
         // rethrowing the same error does not report it again; an error the body catches is reported.
@@ -53,21 +43,21 @@ struct ErrorCallbackTests {
                 try db.table(Course.self).insert(Course(id: 1, title: "thrown duplicate"))
             }
         }
-        #expect(failures.all.count == 6, "\(failures.all)")
+        #expect(failures.lines.count == 6, "\(failures.lines)")
 
         #expect(throws: Mine.self) { try db.transaction { throw Mine() } }
-        #expect(failures.all.count == 6, "the user's own errors are not the library's")
+        #expect(failures.lines.count == 6, "the user's own errors are not the library's")
         db.fail(Mine())
-        #expect(failures.all.last == "Mine")
+        #expect(failures.lines.last == "Mine")
 
     }
 
-    func childAndReset<C: DatabaseConfigurationProtocol>(_ db: Database<C>, _ failures: Failures) throws {
+    func childAndReset<C: DatabaseConfigurationProtocol>(_ db: Database<C>, _ failures: LogCollector) throws {
         let child = try db.createChild()
         #expect(throws: CRUDSQLExeError.self) { try child.sql("SELEKT 3") }
-        #expect(failures.all.count == 10, "a child's errors reach the parent's didFail")
+        #expect(failures.lines.count == 10, "a child's errors reach the parent's didFail")
         db.didFail = nil
         #expect(throws: CRUDSQLExeError.self) { try db.sql("SELEKT 4") }
-        #expect(failures.all.count == 10)
+        #expect(failures.lines.count == 10)
     }
 }

@@ -5,9 +5,9 @@
 /// into the SQL text.
 public struct CRUDBooleanExpression: Sendable {
     indirect enum Node: Sendable {
-        case compare(ColumnReference, ComparisonOperator, CRUDDatabaseValue)
-        case contained(ColumnReference, [CRUDDatabaseValue], negated: Bool)
-        case like(ColumnReference, LikePattern, String, negated: Bool)
+        case compare(CRUDColumnReference, ComparisonOperator, CRUDDatabaseValue)
+        case contained(CRUDColumnReference, [CRUDDatabaseValue], negated: Bool)
+        case like(CRUDColumnReference, LikePattern, String, negated: Bool)
         case and(Node, Node)
         case or(Node, Node)
         case not(Node)
@@ -78,8 +78,6 @@ public struct CRUDColumnReference: Sendable {
         return function.map { "\($0)(\(name))" } ?? name
     }
 }
-
-typealias ColumnReference = CRUDColumnReference
 
 enum ComparisonOperator: String, Sendable {
     case equal = "="

@@ -11,10 +11,10 @@ infix operator %!=: ComparisonPrecedence
 private func comparison<Model: CRUDModel, Value: CRUDValue>(
     _ keyPath: KeyPath<Model, Value>, _ operation: ComparisonOperator, _ value: Value
 ) -> CRUDBooleanExpression {
-    comparison(ColumnReference(keyPath), operation, value)
+    comparison(CRUDColumnReference(keyPath), operation, value)
 }
 
-func comparison<Value: CRUDValue>(_ reference: ColumnReference, _ operation: ComparisonOperator, _ value: Value) -> CRUDBooleanExpression {
+func comparison<Value: CRUDValue>(_ reference: CRUDColumnReference, _ operation: ComparisonOperator, _ value: Value) -> CRUDBooleanExpression {
     do {
         return CRUDBooleanExpression(.compare(reference, operation, try CRUDDatabaseValue(value)))
     } catch {
@@ -63,10 +63,10 @@ public prefix func ! (expression: CRUDBooleanExpression) -> CRUDBooleanExpressio
 private func containment<Model: CRUDModel, Value: CRUDValue>(
     _ keyPath: KeyPath<Model, Value>, _ values: [Value], negated: Bool
 ) -> CRUDBooleanExpression {
-    containment(ColumnReference(keyPath), values, negated: negated)
+    containment(CRUDColumnReference(keyPath), values, negated: negated)
 }
 
-func containment<Value: CRUDValue>(_ reference: ColumnReference, _ values: [Value], negated: Bool) -> CRUDBooleanExpression {
+func containment<Value: CRUDValue>(_ reference: CRUDColumnReference, _ values: [Value], negated: Bool) -> CRUDBooleanExpression {
     do {
         return CRUDBooleanExpression(.contained(reference, try values.map { try CRUDDatabaseValue($0) }, negated: negated))
     } catch {
@@ -95,7 +95,7 @@ extension Optional: CRUDLikeComparable where Wrapped == String {}
 private func like<Model: CRUDModel, Text: CRUDLikeComparable>(
     _ keyPath: KeyPath<Model, Text>, _ pattern: LikePattern, _ text: String, negated: Bool
 ) -> CRUDBooleanExpression {
-    CRUDBooleanExpression(.like(ColumnReference(keyPath), pattern, text, negated: negated))
+    CRUDBooleanExpression(.like(CRUDColumnReference(keyPath), pattern, text, negated: negated))
 }
 
 /// Contains the text (`%`, `_` and `\` in it match literally; case-sensitive on every backend).

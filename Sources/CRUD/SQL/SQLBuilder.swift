@@ -60,7 +60,7 @@ struct SQLBuilder {
 
     // MARK: - Filters
 
-    private mutating func column(_ reference: ColumnReference, in scope: Scope) throws -> String {
+    private mutating func column(_ reference: CRUDColumnReference, in scope: Scope) throws -> String {
         guard let alias = scope.alias(of: reference.model) else {
             throw CRUDSQLGenError("where: \(reference.model) is not part of this query; a condition can name only the table and the types joined to it")
         }
@@ -73,7 +73,7 @@ struct SQLBuilder {
 
     /// A parameter for a value compared with `reference`, inside the reference's function where that
     /// applies to values too (case-insensitive comparison).
-    private mutating func value(_ value: CRUDDatabaseValue, for reference: ColumnReference) -> String {
+    private mutating func value(_ value: CRUDDatabaseValue, for reference: CRUDColumnReference) -> String {
         let placeholder = parameter(value)
         guard let function = reference.function, function.appliesToValue else { return placeholder }
         return dialect.function(function, placeholder)

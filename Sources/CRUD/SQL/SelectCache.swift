@@ -84,7 +84,7 @@ private struct ShapeKey {
         Int(bitPattern: object)
     }
 
-    private mutating func column(_ reference: ColumnReference) {
+    private mutating func column(_ reference: CRUDColumnReference) {
         shape.tokens.append(Self.identity(ObjectIdentifier(reference.model)))
         // A key path by identity; a column constant by position, negative so the two never meet.
         shape.tokens.append(reference.keyPath.map { Self.identity(ObjectIdentifier($0)) } ?? -1 - reference.column!)
