@@ -17,7 +17,9 @@ public final class SQLiteConnection: CRUDConnection {
     public let isUsable = true
 
     public func reconnect() throws {}
-    private var cache = CRUDStatementCache<SQLiteStatement>(capacity: cacheCapacity)
+    /// Where the update hook records changes (the hook's context is the connection, unretained).
+    var changeRecorder: CRUDChangeRecorder?
+    var cache = CRUDStatementCache<SQLiteStatement>(capacity: cacheCapacity)
 
     /// Opens the database at `path`. A reader (`queryOnly`) refuses to write, so that a write routed
     /// to it by mistake fails instead of competing with the writer.

@@ -14,7 +14,7 @@ struct ConcurrencyTests {
     func writersAndReaders<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
         let db = Database(configuration: configuration)
         try await db.create(Course.self)
-        let violations = LogCollector()
+        let violations = Collector<String>()
         let writing = RunningFlag()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for writer in 0 ..< 8 {
@@ -44,7 +44,7 @@ struct ConcurrencyTests {
             writing.clear()
             try await group.waitForAll()
         }
-        #expect(violations.lines.isEmpty, "\(violations.lines.prefix(5))")
+        #expect(violations.items.isEmpty, "\(violations.items.prefix(5))")
         #expect(try await db.table(Course.self).count() == 80_000)
         let ids = try await db.table(Course.self).select().map(\.id)
         #expect(Set(ids) == Set((0 ..< 8).flatMap { writer in (0 ..< 10_000).map { writer * 10_000 + $0 } }))
@@ -57,7 +57,7 @@ struct ConcurrencyTests {
     func onLibraryThreads<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
         let db = Database(configuration: configuration)
         try await db.create(Course.self)
-        let violations = LogCollector()
+        let violations = Collector<String>()
         // More writers than CRUDThreads has threads: waiting for the writer must suspend, not block.
         let writers = 24
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -85,7 +85,7 @@ struct ConcurrencyTests {
             }
             try await group.waitForAll()
         }
-        #expect(violations.lines.isEmpty, "\(violations.lines.prefix(5))")
+        #expect(violations.items.isEmpty, "\(violations.items.prefix(5))")
         #expect(try await db.table(Course.self).count() == writers * 100)
     }
 
@@ -177,7 +177,7 @@ struct ConcurrencyTests {
             }
         }
         let group = DispatchGroup()
-        let violations = LogCollector()
+        let violations = Collector<String>()
         for worker in 4 ..< 8 {
             DispatchQueue.global().async(group: group) {
                 do {
@@ -189,7 +189,7 @@ struct ConcurrencyTests {
         }
         for task in detached { #expect(try await task.value >= 50) }
         group.wait()
-        #expect(violations.lines.isEmpty, "\(violations.lines)")
+        #expect(violations.items.isEmpty, "\(violations.items)")
         #expect(try await db.table(Course.self).count() == 400)
     }
 

@@ -11,18 +11,18 @@ struct ErrorCallbackTests {
 
     func callback<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
         let db = Database(configuration: configuration)
-        let failures = LogCollector()
+        let failures = Collector<String>()
         db.didFail = { failures.append(String(describing: type(of: $0))) }
         try synchronousFailures(db, failures)
         await #expect(throws: CRUDSQLExeError.self) { try await db.sql("SELEKT 2") }
         await #expect(throws: CRUDDecoderError.self) {
             for try await _ in db.table(Strict.self).select() {}
         }
-        #expect(failures.lines.count == 9, "each async failure once: \(failures.lines)")
+        #expect(failures.items.count == 9, "each async failure once: \(failures.items)")
         try childAndReset(db, failures)
     }
 
-    func synchronousFailures<C: DatabaseConfigurationProtocol>(_ db: Database<C>, _ failures: LogCollector) throws {
+    func synchronousFailures<C: DatabaseConfigurationProtocol>(_ db: Database<C>, _ failures: Collector<String>) throws {
         try db.sql("CREATE TABLE \"Strict\" (\"id\" INTEGER, \"name\" TEXT)")
         try db.sql("INSERT INTO \"Strict\" VALUES (1, NULL)")
 
@@ -31,7 +31,7 @@ struct ErrorCallbackTests {
         #expect(throws: CRUDDecoderError.self) { try db.table(Strict.self).select() }
         let cursor = try db.table(Strict.self).cursor()
         #expect(throws: CRUDDecoderError.self) { try cursor.next() }
-        #expect(failures.lines == ["CRUDSQLExeError", "CRUDSQLGenError", "CRUDDecoderError", "CRUDDecoderError"])
+        #expect(failures.items == ["CRUDSQLExeError", "CRUDSQLGenError", "CRUDDecoderError", "CRUDDecoderError"])
 
         // Inside a transaction: the failing insert is reported when it throws; the transaction
         // rethrowing the same error does not report it again; an error the body catches is reported.
@@ -43,21 +43,21 @@ struct ErrorCallbackTests {
                 try db.table(Course.self).insert(Course(id: 1, title: "thrown duplicate"))
             }
         }
-        #expect(failures.lines.count == 6, "\(failures.lines)")
+        #expect(failures.items.count == 6, "\(failures.items)")
 
         #expect(throws: Mine.self) { try db.transaction { throw Mine() } }
-        #expect(failures.lines.count == 6, "the user's own errors are not the library's")
+        #expect(failures.items.count == 6, "the user's own errors are not the library's")
         db.fail(Mine())
-        #expect(failures.lines.last == "Mine")
+        #expect(failures.items.last == "Mine")
 
     }
 
-    func childAndReset<C: DatabaseConfigurationProtocol>(_ db: Database<C>, _ failures: LogCollector) throws {
+    func childAndReset<C: DatabaseConfigurationProtocol>(_ db: Database<C>, _ failures: Collector<String>) throws {
         let child = try db.createChild()
         #expect(throws: CRUDSQLExeError.self) { try child.sql("SELEKT 3") }
-        #expect(failures.lines.count == 10, "a child's errors reach the parent's didFail")
+        #expect(failures.items.count == 10, "a child's errors reach the parent's didFail")
         db.didFail = nil
         #expect(throws: CRUDSQLExeError.self) { try db.sql("SELEKT 4") }
-        #expect(failures.lines.count == 10)
+        #expect(failures.items.count == 10)
     }
 }

@@ -4,21 +4,9 @@ import Foundation
 import Logging
 import Testing
 
-/// Collects what reaches a destination; destinations are called on CRUDLogging's queue.
-final class LogCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var collected: [String] = []
-
-    func append(_ line: String) {
-        lock.withLock { collected.append(line) }
-    }
-
-    var lines: [String] { lock.withLock { collected } }
-}
-
 /// A swift-log handler that hands every message to a collector.
 struct CollectingLogHandler: LogHandler {
-    let collector: LogCollector
+    let collector: Collector<String>
     var logLevel: Logger.Level = .trace
     var metadata: Logger.Metadata = [:]
 
@@ -41,9 +29,9 @@ struct LoggingTests {
 
     @Test("queries and errors go to their own destinations; custom, file and swift-log destinations; flush")
     func destinations() throws {
-        let queries = LogCollector()
-        let errors = LogCollector()
-        let bridged = LogCollector()
+        let queries = Collector<String>()
+        let errors = Collector<String>()
+        let bridged = Collector<String>()
         let file = Backend.temporaryFile("log")
         let logger = Logger(label: "crud-test") { _ in CollectingLogHandler(collector: bridged) }
         CRUDLogging.queryLogDestinations = [.custom { queries.append($0.msg) }, .file(file)]
@@ -61,14 +49,14 @@ struct LoggingTests {
         CRUDLogging.log(.warning, "warning-marker")
         CRUDLogging.flush()
 
-        #expect(queries.lines.contains { $0.contains("FROM \"Pupil\" AS t0 WHERE t0.\"name\" = ?1") })
-        #expect(!queries.lines.contains { $0.contains("info-marker") })
-        #expect(errors.lines.contains { $0.hasPrefix("error: ") && $0.contains("no such table: no-such-table-marker") })
-        #expect(errors.lines.contains("info: info-marker"))
-        #expect(errors.lines.contains("warning: warning-marker"))
-        #expect(bridged.lines.contains("info: info-marker"))
-        #expect(bridged.lines.contains("warning: warning-marker"))
-        #expect(bridged.lines.contains { $0.hasPrefix("error: ") && $0.contains("no-such-table-marker") })
+        #expect(queries.items.contains { $0.contains("FROM \"Pupil\" AS t0 WHERE t0.\"name\" = ?1") })
+        #expect(!queries.items.contains { $0.contains("info-marker") })
+        #expect(errors.items.contains { $0.hasPrefix("error: ") && $0.contains("no such table: no-such-table-marker") })
+        #expect(errors.items.contains("info: info-marker"))
+        #expect(errors.items.contains("warning: warning-marker"))
+        #expect(bridged.items.contains("info: info-marker"))
+        #expect(bridged.items.contains("warning: warning-marker"))
+        #expect(bridged.items.contains { $0.hasPrefix("error: ") && $0.contains("no-such-table-marker") })
         let written = try String(contentsOfFile: file, encoding: .utf8)
         #expect(written.contains("[query] SELECT COUNT(*) FROM (SELECT 1 FROM \"Pupil\" AS t0 WHERE t0.\"name\" = ?1) AS crud_count"))
         #expect(!written.contains("info-marker"))
@@ -76,7 +64,7 @@ struct LoggingTests {
 
     @Test("no destinations means nothing is written")
     func silence() throws {
-        let collector = LogCollector()
+        let collector = Collector<String>()
         CRUDLogging.queryLogDestinations = [.none]
         CRUDLogging.errorLogDestinations = []
         CRUDLogging.log(.error, "dropped")
@@ -85,7 +73,7 @@ struct LoggingTests {
         CRUDLogging.log(.query, "kept")
         CRUDLogging.flush()
         CRUDLogging.queryLogDestinations = []
-        #expect(collector.lines == ["kept"])
+        #expect(collector.items == ["kept"])
     }
 
     @Test("every event logged before a normal exit is written: file and console, return from main and exit(0)",

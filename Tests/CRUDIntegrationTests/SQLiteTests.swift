@@ -124,7 +124,7 @@ struct SQLiteTests {
         let first = try Self.open(path)
         let second = try Self.open(path)
         try first.create(Course.self)
-        let failures = LogCollector()
+        let failures = Collector<String>()
         DispatchQueue.concurrentPerform(iterations: 2) { worker in
             let db = worker == 0 ? first : second
             for transaction in 0 ..< 50 {
@@ -138,7 +138,7 @@ struct SQLiteTests {
                 }
             }
         }
-        #expect(failures.lines.isEmpty, "\(failures.lines.prefix(3))")
+        #expect(failures.items.isEmpty, "\(failures.items.prefix(3))")
         #expect(try first.table(Course.self).count() == 1_000)
         #expect(try second.table(Course.self).count() == 1_000)
     }

@@ -40,4 +40,24 @@ struct StatementCacheTests {
         let held = Set(cache.removeAll().map(ObjectIdentifier.init))
         #expect(held == [ObjectIdentifier(a), ObjectIdentifier(c)])
     }
+
+    @Test("retiring drops every statement: idle ones at once, those in use when checked in")
+    func retire() {
+        var cache = CRUDStatementCache<Prepared>(capacity: 4)
+        let idle = Prepared(), busy = Prepared()
+        _ = cache.add(idle, for: "idle")
+        _ = cache.checkIn(idle)
+        _ = cache.add(busy, for: "busy")
+        let retired = cache.retireAll()
+        #expect(retired.map(ObjectIdentifier.init) == [ObjectIdentifier(idle)])
+        let afterRetiring = cache.checkOut("idle")
+        #expect(afterRetiring == nil, "prepared anew")
+        let kept = cache.checkIn(busy)
+        #expect(!kept, "the driver finalizes it")
+        let fresh = Prepared()
+        let freshKept = cache.add(fresh, for: "busy").kept
+        #expect(freshKept)
+        let freshCheckedIn = cache.checkIn(fresh)
+        #expect(freshCheckedIn, "a statement prepared after retiring is kept")
+    }
 }

@@ -16,7 +16,7 @@ struct Options {
     var implementations: Set<String>?
     var backends: Set<String> = ["sqlite", "postgres"]
 
-    static let workloads = ["insert", "fetch", "lookup", "filtered", "join", "generator", "concurrent"]
+    static let workloads = ["insert", "fetch", "lookup", "filtered", "join", "generator", "concurrent", "observed"]
     static let usage = """
         USAGE: crud-bench [--n rows] [--rounds count] [--only workload,...] [--implementations name,...] [--backends name,...]
 
@@ -212,6 +212,36 @@ func run(_ options: Options, implementations: Implementations) throws {
     if selected.contains("concurrent") {
         try runConcurrent(options, dataset: dataset, readPath: readPath, directory: directory)
     }
+    if selected.contains("observed") {
+        var file = 0
+        try runObserved("SQLite", options, dataset: dataset) { slowObserver in
+            file += 1
+            let path = directory.appending(path: "observed-\(file).sqlite").path
+            try BenchDatabase.create(at: path, indexes: false)
+            return (try CRUDObservedInserts(path: path, postgres: false, slowObserver: slowObserver), { try BenchDatabase.fingerprint(of: path) })
+        }
+    }
+}
+
+/// Row-by-row inserts in transactions of `Dataset.transactionRows`, unobserved and watched by an
+/// observer that takes 0.1 ms per change; the observed round also checks that every change arrived.
+func runObserved(_ backend: String, _ options: Options, dataset: Dataset,
+                 open: (Bool) throws -> (CRUDObservedInserts, () throws -> Checksum)) throws {
+    let names = ["CRUD", "CRUD, observer taking 0.1 ms per change"]
+    let clock = ContinuousClock()
+    let row = try measure("\(backend) observed insert", rounds: options.rounds, implementations: names) { index in
+        let (workload, fingerprint) = try open(index == 1)
+        sync()
+        let time = try clock.measure { try workload.insert(dataset.items) }
+        if index == 1 {
+            let delivered = workload.delivered(waitingFor: dataset.items.count)
+            guard delivered == dataset.items.count else {
+                throw BenchError("the observer got \(delivered) of \(dataset.items.count) changes")
+            }
+        }
+        return (time, try fingerprint())
+    }
+    report("\(backend), observed", [("insert \(dataset.items.count) rows one by one, \(Dataset.transactionRows) per transaction", row)], names: names)
 }
 
 /// The workers of the concurrent workloads: the lookup workers each look up every id of the
@@ -259,7 +289,7 @@ func runConcurrent(_ options: Options, dataset: Dataset, readPath: String, direc
 
 /// Insert, fetch and lookups on PostgreSQL: raw libpq (binary and text results) and CRUD.
 func runPostgres(_ options: Options, selected: [String], dataset: Dataset) throws {
-    let workloads = selected.filter { ["insert", "fetch", "lookup", "concurrent"].contains($0) }
+    let workloads = selected.filter { ["insert", "fetch", "lookup", "concurrent", "observed"].contains($0) }
     guard !workloads.isEmpty else { return }
     let implementations: [(name: String, type: any BenchServerImplementation.Type)] = [
         ("raw libpq", RawPostgresImplementation.self),
@@ -304,6 +334,12 @@ func runPostgres(_ options: Options, selected: [String], dataset: Dataset) throw
         }
     }
     report("PostgreSQL", rows, names: names)
+    if workloads.contains("observed") {
+        try runObserved("PostgreSQL", options, dataset: dataset) { slowObserver in
+            let url = try PostgresBenchDatabase.create(server: server, schema: "bench_observed")
+            return (try CRUDObservedInserts(path: url, postgres: true, slowObserver: slowObserver), { try PostgresBenchDatabase.fingerprint(url) })
+        }
+    }
     guard workloads.contains("concurrent") else { return }
 
     // Raw libpq with a connection per thread against CRUD's pool, shared by tasks.

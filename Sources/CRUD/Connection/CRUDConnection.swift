@@ -39,6 +39,16 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// The column names of a table in table order, or `nil` when the table does not exist.
     /// - Throws: `CRUDSQLExeError`.
     func columnNames(ofTable table: String) throws -> [String]?
+
+    /// For a database that reports each row change as it happens (SQLite's update hook): records
+    /// every insert, update and delete this connection makes, whatever SQL made it, into `recorder`
+    /// (which ignores them while nobody observes), and returns `true`. The default returns `false`,
+    /// and the executor learns of the chain's changes from the ids its writes return.
+    func recordChanges(into recorder: CRUDChangeRecorder) -> Bool
+}
+
+extension CRUDConnection {
+    public func recordChanges(into recorder: CRUDChangeRecorder) -> Bool { false }
 }
 
 /// A database session's transaction state.

@@ -8,6 +8,8 @@ public struct CRUDStatementCache<Statement: AnyObject> {
     /// Checked-out cached statements, by identity: checking in needs no hashing of SQL text.
     private var inUse: Set<ObjectIdentifier> = []
     private var order: [String] = []
+    /// Checked-out statements that `retireAll()` dropped: finalized when checked in.
+    private var retired: Set<ObjectIdentifier> = []
     public let capacity: Int
 
     public init(capacity: Int) {
@@ -39,7 +41,24 @@ public struct CRUDStatementCache<Statement: AnyObject> {
     /// Checks a statement back in.
     /// - Returns: whether the cache keeps it; if not, the driver finalizes it.
     public mutating func checkIn(_ statement: Statement) -> Bool {
-        inUse.remove(ObjectIdentifier(statement)) != nil
+        inUse.remove(ObjectIdentifier(statement)) != nil && retired.remove(ObjectIdentifier(statement)) == nil
+    }
+
+    /// Drops every statement, so that the SQL is prepared anew (after a change to how the
+    /// connection prepares): returns the idle ones for the driver to finalize; those in use are
+    /// not kept when they are checked in.
+    public mutating func retireAll() -> [Statement] {
+        var idle: [Statement] = []
+        for statement in statements.values {
+            if inUse.contains(ObjectIdentifier(statement)) {
+                retired.insert(ObjectIdentifier(statement))
+            } else {
+                idle.append(statement)
+            }
+        }
+        statements.removeAll()
+        order.removeAll()
+        return idle
     }
 
     /// Empties the cache and returns what it held.

@@ -17,6 +17,8 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     let pool: CRUDConnectionPool
     /// The database's `didFail`, which its children share.
     let failures: CRUDFailureHandler
+    /// The database's observers, which its children share.
+    let observation: CRUDObservationCenter
     /// How this database spells the SQL that differs between databases.
     public let dialect: any CRUDDialect
     private let open: @Sendable (CRUDConnectionRole) throws -> Connection
@@ -32,18 +34,22 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     /// - Throws: what `open` throws, for the connections a layout's minimum opens at once.
     public convenience init(layout: CRUDPoolLayout, first: Connection, timeout: Duration, describe: String,
                             open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
-        try self.init(layout: layout, first: first, timeout: timeout, describe: describe, failures: CRUDFailureHandler(), open: open)
+        let failures = CRUDFailureHandler()
+        try self.init(layout: layout, first: first, timeout: timeout, describe: describe, failures: failures,
+                      observation: CRUDObservationCenter(failures: failures), open: open)
     }
 
     private init(layout: CRUDPoolLayout, first: Connection, timeout: Duration, describe: String, failures: CRUDFailureHandler,
-                 open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
+                 observation: CRUDObservationCenter, open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
         self.failures = failures
+        self.observation = observation
         dialect = first.dialect
         self.open = open
         pool = try CRUDConnectionPool(
-            layout: layout, first: Session(first, role: CRUDConnectionPool.firstRole(of: layout)), timeout: timeout, describe: describe
+            layout: layout, first: Session(first, role: CRUDConnectionPool.firstRole(of: layout), observation: observation),
+            timeout: timeout, describe: describe
         ) { role in
-            Session(try open(role), role: role)
+            Session(try open(role), role: role, observation: observation)
         }
     }
 
@@ -178,7 +184,8 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     func child() throws -> CRUDExecutor {
         if case .single = pool.layout { return self }
         let connection = try open(.single)
-        return try CRUDExecutor(layout: .single, first: connection, timeout: pool.timeout, describe: "child", failures: failures, open: open)
+        return try CRUDExecutor(layout: .single, first: connection, timeout: pool.timeout, describe: "child", failures: failures,
+                                observation: observation, open: open)
     }
 
     /// The session of an executor with one connection (a child's), for explicit transactions.

@@ -40,9 +40,18 @@ public class CRUDSessionSlot: @unchecked Sendable {
 /// of the pool before using it.
 public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked Sendable {
     @usableFromInline let connection: Connection
+    /// The changes of the open transaction, for the observers.
+    @usableFromInline let recorder = CRUDChangeRecorder()
+    /// The database's observers, which committed changes go to.
+    let observation: CRUDObservationCenter
+    /// Whether the connection records every row change itself (SQLite's update hook); otherwise the
+    /// chain's writes return the ids of the rows they change while someone observes.
+    let connectionRecordsChanges: Bool
 
-    init(_ connection: Connection, role: CRUDConnectionRole) {
+    init(_ connection: Connection, role: CRUDConnectionRole, observation: CRUDObservationCenter) {
         self.connection = connection
+        self.observation = observation
+        connectionRecordsChanges = connection.recordChanges(into: recorder)
         super.init(role: role)
     }
 
@@ -81,9 +90,13 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
                           _ body: (Connection.Statement) throws -> T) throws -> T {
         let statement = try prepared(sql, parameters, firstParameter: firstParameter)
         defer { connection.release(statement) }
+        let start = recorder.statementStart
         do {
-            return try body(statement)
+            let result = try body(statement)
+            statementSucceeded()
+            return result
         } catch {
+            recorder.dropStatement(from: start)
             throw CRUDLogging.logged(error)
         }
     }
@@ -96,6 +109,7 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
         do {
             try ensureUsable()
             statementsRun &+= 1
+            if role != .reader { recorder.isRecording = observation.isActive }
             let statement = try connection.prepare(sql)
             do {
                 var binder = statement
@@ -119,10 +133,54 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
         do {
             if !ending { try ensureUsable() }
             statementsRun &+= 1
-            try connection.execute(sql)
+            let start = recorder.statementStart
+            do {
+                try connection.execute(sql)
+            } catch {
+                recorder.dropStatement(from: start)
+                throw error
+            }
         } catch {
             throw CRUDLogging.logged(error)
         }
+    }
+
+    /// After a statement: outside a transaction it committed on its own, so its changes go to the
+    /// observers now.
+    @usableFromInline
+    func statementSucceeded() {
+        if transactionDepth == 0, recorder.hasPending { observation.publish(recorder.takeCommitted()) }
+    }
+
+    /// What a chain write on `schema`'s table must do so that observers learn of its rows: nothing
+    /// when nobody observes or the connection records changes itself; otherwise return the rows'
+    /// integer ids (`idColumn`), or, for a table without one, record that the table changed.
+    @usableFromInline
+    func changeCapture(for schema: CRUDTableSchema) -> (observed: Bool, idColumn: Int?) {
+        guard !connectionRecordsChanges, observation.isActive else { return (false, nil) }
+        guard let key = schema.primaryKey, case .integer = schema.columns[key].type else { return (true, nil) }
+        return (true, key)
+    }
+
+    /// Runs a chain write through every row it returns, recording its changes as `capture` says:
+    /// each returned row's id (read from result column `idColumn`), or only that `table` changed.
+    /// `row` reads what the caller asked the write to return, if anything.
+    @inlinable
+    func step(_ statement: Connection.Statement, writing kind: CRUDChangeKind, in table: String,
+              capture: (observed: Bool, idColumn: Int?), idColumn: Int = 0, row: (Connection.Statement) throws -> Void = { _ in }) throws {
+        guard capture.observed else {
+            while try statement.step() { try row(statement) }
+            return
+        }
+        var changed = false
+        while try statement.step() {
+            try row(statement)
+            if capture.idColumn != nil {
+                recorder.record(kind, table: table, id: Int(try statement.readInt64(idColumn)))
+            }
+            changed = true
+        }
+        if capture.idColumn == nil, changed || statement.changedRows > 0 { recorder.record(kind, table: table, id: nil) }
     }
 
     /// Before a statement: refuses to run in a transaction the database ended; outside a
@@ -173,8 +231,10 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
                         + "use transaction { } or beginTransaction() instead, which track it"))
             }
             try run(try logging { try dialect.beginTransaction(mode) })
+            recorder.dropAll()
         } else {
             try run("SAVEPOINT crud_savepoint_\(depth)")
+            recorder.beginSavepoint()
         }
         transactionDepth = depth + 1
     }
@@ -194,6 +254,11 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
         // `run` refuses, and throws, when the database has no transaction open any more.
         try run(depth == 0 ? "COMMIT" : "RELEASE SAVEPOINT crud_savepoint_\(depth)")
         transactionDepth = depth
+        if depth == 0 {
+            observation.publish(recorder.takeCommitted())
+        } else {
+            recorder.releaseSavepoint()
+        }
     }
 
     /// Rolls back the innermost open level. Nothing is sent when the database has no transaction
@@ -202,6 +267,11 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
         guard transactionDepth > 0 else { return }
         let depth = transactionDepth - 1
         transactionDepth = depth
+        if depth == 0 {
+            recorder.dropAll()
+        } else {
+            recorder.rollBackSavepoint()
+        }
         guard connection.transactionStatus != .none else { return }
         do {
             if depth == 0 {

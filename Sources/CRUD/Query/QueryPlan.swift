@@ -46,6 +46,16 @@ public struct CRUDQueryPlan: Sendable {
         self.root = root
     }
 
+    /// The names of the tables the query reads: its own, its joins' and their junction tables.
+    var tables: Set<String> {
+        var names: Set<String> = [root.crudSchema.name]
+        for join in joins {
+            names.insert(join.model.crudSchema.name)
+            if let pivot = join.pivot { names.insert(pivot.model.crudSchema.name) }
+        }
+        return names
+    }
+
     /// Adds orderings to the most recent table or join.
     mutating func addOrder<Model: CRUDModel>(_ keyPaths: [PartialKeyPath<Model>], descending: Bool) {
         var columns: [Int] = []

@@ -14,9 +14,10 @@ extension Table {
     func insertReturning<T>(_ instances: [A], columns: [Int]?, returning: [Int],
                                     _ read: (D.Configuration.Connection.Statement) throws -> T) throws -> [T] {
         let schema = A.crudSchema
-        let sql = SQLBuilder(dialect: executor.dialect)
-            .insert(into: schema, columns: columns ?? Array(schema.columns.indices), returning: returning)
         return try executor.withSession(.write) { session in
+            let capture = session.changeCapture(for: schema)
+            let sql = SQLBuilder(dialect: executor.dialect)
+                .insert(into: schema, columns: columns ?? Array(schema.columns.indices), returning: returning + (capture.idColumn.map { [$0] } ?? []))
             func write() throws -> [T] {
                 try session.withStatement(sql) { statement in
                     var binder = statement
@@ -24,9 +25,11 @@ extension Table {
                     for (index, instance) in instances.enumerated() {
                         if index > 0 { try statement.reset() }
                         try instance.crudBind(columns: columns, to: &binder)
-                        guard try statement.step() else { throw CRUDSQLExeError("RETURNING gave no row", sql: sql) }
-                        results.append(try read(statement))
+                        try session.step(statement, writing: .insert, in: schema.name, capture: capture, idColumn: returning.count) {
+                            results.append(try read($0))
+                        }
                     }
+                    guard results.count == instances.count else { throw CRUDSQLExeError("RETURNING gave no row", sql: sql) }
                     return results
                 }
             }
@@ -118,13 +121,16 @@ extension UpdateAble {
         guard let returned = OverAllForm.crudColumnIndex(of: keyPath) else {
             throw CRUDLogging.logged(CRUDSQLGenError("returning: \(keyPath) names no column of \(OverAllForm.self)"))
         }
-        let update = try updateStatement(columns: columns, returning: [returned])
         return try executor.withSession(.write) { session in
-            try session.withStatement(update.sql, update.parameters, firstParameter: update.assigned) { statement in
+            let capture = session.changeCapture(for: OverAllForm.crudSchema)
+            let update = try updateStatement(columns: columns, returning: [returned] + (capture.idColumn.map { [$0] } ?? []))
+            return try session.withStatement(update.sql, update.parameters, firstParameter: update.assigned) { statement in
                 var binder = statement
                 try instance.crudBind(columns: columns, to: &binder)
                 var results: [R] = []
-                while try statement.step() { results.append(try R(crudRow: statement, column: 0)) }
+                try session.step(statement, writing: .update, in: OverAllForm.crudSchema.name, capture: capture, idColumn: 1) {
+                    results.append(try R(crudRow: $0, column: 0))
+                }
                 return results
             }
         }

@@ -1,7 +1,7 @@
 /// One step of an operation chain. Each step knows the overall result type, the type its `order`
 /// and `limit` apply to (`Form`: the table, or the most recently joined type), the database, and the
-/// plan built so far.
-public protocol TableProtocol {
+/// plan built so far. Steps are values of the database and the plan, so they can go to other tasks.
+public protocol TableProtocol: Sendable {
     /// The type `select` produces and `update`/`delete` change.
     associatedtype OverAllForm: CRUDModel
     /// The type of the most recent `table` or `join`.

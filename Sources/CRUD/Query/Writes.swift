@@ -145,31 +145,33 @@ extension InsertAble {
         guard !instances.isEmpty else { return Insert(lastInsertId: { nil }) }
         return try insertionTable.executor.withSession(.write) { session in
             let dialect = session.connection.dialect
+            let table = InsertForm.crudSchema.name
+            let capture = session.changeCapture(for: InsertForm.crudSchema)
             let width = columns?.count ?? InsertForm.crudSchema.columns.count
             let perStatement = width == 0 ? 1 : max(1, min(dialect.rowsPerInsert(columns: width), instances.count))
             let write = {
                 // Full chunks share one statement; a shorter last chunk gets its own.
                 let fullChunks = instances.count / perStatement
                 if fullChunks > 0 {
-                    try session.withStatement(insertSQL(columns: columns, rows: perStatement, dialect: dialect)) { statement in
+                    try session.withStatement(insertSQL(columns: columns, rows: perStatement, returning: capture.idColumn, dialect: dialect)) { statement in
                         var binder = statement
                         for chunk in 0 ..< fullChunks {
                             if chunk > 0 { try statement.reset() }
                             for row in 0 ..< perStatement {
                                 try instances[chunk * perStatement + row].crudBind(columns: columns, to: &binder, from: row * width)
                             }
-                            _ = try statement.step()
+                            try session.step(statement, writing: .insert, in: table, capture: capture)
                         }
                     }
                 }
                 let rest = instances.count - fullChunks * perStatement
                 if rest > 0 {
-                    try session.withStatement(insertSQL(columns: columns, rows: rest, dialect: dialect)) { statement in
+                    try session.withStatement(insertSQL(columns: columns, rows: rest, returning: capture.idColumn, dialect: dialect)) { statement in
                         var binder = statement
                         for row in 0 ..< rest {
                             try instances[fullChunks * perStatement + row].crudBind(columns: columns, to: &binder, from: row * width)
                         }
-                        _ = try statement.step()
+                        try session.step(statement, writing: .insert, in: table, capture: capture)
                     }
                 }
             }
@@ -183,9 +185,10 @@ extension InsertAble {
     }
 
     @usableFromInline
-    func insertSQL(columns: [Int]?, rows: Int, dialect: any CRUDDialect) -> String {
+    func insertSQL(columns: [Int]?, rows: Int, returning: Int?, dialect: any CRUDDialect) -> String {
         let schema = InsertForm.crudSchema
-        return SQLBuilder(dialect: dialect).insert(into: schema, columns: columns ?? Array(schema.columns.indices), rows: rows)
+        return SQLBuilder(dialect: dialect).insert(into: schema, columns: columns ?? Array(schema.columns.indices), rows: rows,
+                                                   returning: returning.map { [$0] } ?? [])
     }
 }
 
@@ -214,12 +217,13 @@ extension UpdateAble {
     }
 
     func updateRows(_ instance: OverAllForm, columns: [Int]?) throws -> Update<OverAllForm, Self> {
-        let update = try updateStatement(columns: columns)
         let changed = try executor.withSession(.write) { session in
-            try session.withStatement(update.sql, update.parameters, firstParameter: update.assigned) { statement in
+            let capture = session.changeCapture(for: OverAllForm.crudSchema)
+            let update = try updateStatement(columns: columns, returning: capture.idColumn.map { [$0] } ?? [])
+            return try session.withStatement(update.sql, update.parameters, firstParameter: update.assigned) { statement in
                 var binder = statement
                 try instance.crudBind(columns: columns, to: &binder)
-                _ = try statement.step()
+                try session.step(statement, writing: .update, in: OverAllForm.crudSchema.name, capture: capture)
                 return statement.changedRows
             }
         }
@@ -250,11 +254,14 @@ extension DeleteAble {
     public func delete() throws -> Delete<OverAllForm, Self> {
         return try executor.reporting {
             try plan.validate()
-            var builder = SQLBuilder(dialect: executor.dialect)
-            let sql = try logging { try builder.delete(OverAllForm.crudSchema, filter: plan.filter, root: OverAllForm.self) }
+            let schema = OverAllForm.crudSchema
             let changed = try executor.withSession(.write) { session in
-                try session.withStatement(sql, builder.parameters) { statement in
-                    _ = try statement.step()
+                let capture = session.changeCapture(for: schema)
+                var builder = SQLBuilder(dialect: executor.dialect)
+                let sql = try logging { try builder.delete(schema, filter: plan.filter, root: OverAllForm.self) }
+                    + builder.returningClause(schema, capture.idColumn.map { [$0] } ?? [])
+                return try session.withStatement(sql, builder.parameters) { statement in
+                    try session.step(statement, writing: .delete, in: schema.name, capture: capture)
                     return statement.changedRows
                 }
             }

@@ -186,3 +186,23 @@ struct BadConstraint: CRUDModel {
 
     static let crudConstraints: [CRUDConstraint<BadConstraint>] = [.unique(\.name.count)]
 }
+
+/// Observed changes.
+struct Cycle: CRUDModel, Equatable {
+    let id: Int
+    var color: String
+    var gears: Int
+
+    static let crudConstraints: [CRUDConstraint<Cycle>] = [.unique(\.color, \.gears)]
+}
+
+/// A row written last so that a test knows every change before it was delivered.
+struct Marker: CRUDModel {
+    let id: Int
+}
+
+/// A table whose key is not an integer: no row ids on PostgreSQL, but query observations see it.
+struct Token: CRUDModel {
+    let id: UUID
+    var label: String
+}

@@ -1,0 +1,23 @@
+/// What happened to a row: Sqlable's change kinds.
+public enum CRUDChangeKind: Sendable, Hashable {
+    case insert
+    case update
+    case delete
+}
+
+/// One committed row change, as observers receive it.
+public struct CRUDChange: Sendable, Hashable {
+    /// Inserted, updated or deleted.
+    public let kind: CRUDChangeKind
+    /// The table's name, as `crudSchema.name` has it.
+    public let table: String
+    /// The row's integer id: on SQLite its rowid (which an integer primary key is), on PostgreSQL its
+    /// `id` column.
+    public let id: Int
+
+    public init(kind: CRUDChangeKind, table: String, id: Int) {
+        self.kind = kind
+        self.table = table
+        self.id = id
+    }
+}

@@ -1,0 +1,46 @@
+import CRUD
+import CSQLite
+import Foundation
+
+// How an SQLite connection tells the executor of every row it changes: SQLite's update hook sees
+// each insert, update and delete, from the chain and from raw SQL alike, including rows a foreign
+// key's cascade changes. The hook is installed only while someone observes, so unobserved writes
+// pay nothing per row.
+extension SQLiteConnection {
+    public func recordChanges(into recorder: CRUDChangeRecorder) -> Bool {
+        changeRecorder = recorder
+        recorder.recordingChanged = { [weak self] recording in
+            self?.reportChanges(recording)
+        }
+        return true
+    }
+
+    private func reportChanges(_ on: Bool) {
+        guard on else {
+            sqlite3_update_hook(handle, nil, nil)
+            sqlite3_set_authorizer(handle, nil, nil)
+            return
+        }
+        sqlite3_update_hook(handle, { context, operation, database, table, rowID in
+            guard let context, let recorder = Unmanaged<SQLiteConnection>.fromOpaque(context).takeUnretainedValue().changeRecorder,
+                  let database, let table, strcmp(database, "main") == 0 else { return }
+            let kind: CRUDChangeKind
+            switch operation {
+            case SQLITE_INSERT: kind = .insert
+            case SQLITE_UPDATE: kind = .update
+            case SQLITE_DELETE: kind = .delete
+            default: return
+            }
+            recorder.record(kind, table: table, id: rowID)
+        }, Unmanaged.passUnretained(self).toOpaque())
+        // A DELETE without WHERE empties the table in one go (the truncate optimization), which the
+        // update hook does not see; answering SQLITE_IGNORE for the delete makes SQLite delete row by
+        // row instead, as it documents. The schema's own tables are left alone. The authorizer runs
+        // when a statement is prepared, so statements prepared before are prepared again.
+        sqlite3_set_authorizer(handle, { _, action, table, _, _, _ in
+            guard action == SQLITE_DELETE, let table, sqlite3_strnicmp(table, "sqlite_", 7) != 0 else { return SQLITE_OK }
+            return SQLITE_IGNORE
+        }, nil)
+        for statement in cache.retireAll() { statement.finalize() }
+    }
+}
