@@ -79,6 +79,7 @@ public final class PostgresConnection: CRUDConnection {
         case "23503": .foreignKeyViolation
         case "23502": .notNullViolation
         case "23514": .checkViolation
+        case "42P10" where message.contains("ON CONFLICT"): .conflictTargetNotUnique
         default: .other
         }
         return CRUDSQLExeError("PostgreSQL error \(state ?? "") on \(target): \(message)", sql: sql, code: state, databaseMessage: message,

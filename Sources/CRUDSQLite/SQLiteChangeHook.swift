@@ -9,8 +9,10 @@ import Foundation
 extension SQLiteConnection {
     public func recordChanges(into recorder: CRUDChangeRecorder) -> Bool {
         changeRecorder = recorder
-        recorder.recordingChanged = { [weak self] recording in
-            self?.reportChanges(recording)
+        // Unowned, not weak: a weak reference would move every retain of the connection to the slow
+        // path. The recorder calls it only while its session, which holds the connection, runs.
+        recorder.recordingChanged = { [unowned self] recording in
+            reportChanges(recording)
         }
         return true
     }

@@ -37,6 +37,10 @@ struct SQLiteViolation {
             kind = .foreignKeyViolation
             constraint = nil
             table = sql.flatMap(Self.writtenTable)
+        case SQLITE_ERROR where message.contains("ON CONFLICT clause does not match"):
+            kind = .conflictTargetNotUnique
+            constraint = nil
+            table = sql.flatMap(Self.writtenTable)
         default:
             kind = .other
             constraint = nil

@@ -28,6 +28,15 @@ public protocol CRUDDialect: Sendable {
     /// How many rows one INSERT statement carries: 1 where a prepared single-row insert repeated is
     /// fastest (SQLite, in process), more where each statement is a round trip (a server).
     func rowsPerInsert(columns: Int) -> Int
+
+    /// What follows an INSERT's values to handle a row that conflicts on the `target` columns
+    /// (quoted): nothing done, or the `update` columns (quoted; empty for nothing) set to the values
+    /// the insert proposed.
+    func upsertClause(target: [String], update: [String]) -> String
+
+    /// An expression that a RETURNING clause of an upsert can return to tell whether the row was
+    /// inserted (true) or updated; `nil` where the database has none.
+    var upsertInsertedFlag: String? { get }
 }
 
 extension CRUDDialect {
@@ -48,6 +57,16 @@ extension CRUDDialect {
     public func rowsPerInsert(columns: Int) -> Int {
         1
     }
+
+    /// `ON CONFLICT (…) DO NOTHING` or `DO UPDATE SET x = excluded.x, …` (SQLite 3.24 and later,
+    /// PostgreSQL 9.5 and later).
+    public func upsertClause(target: [String], update: [String]) -> String {
+        let conflict = " ON CONFLICT (\(target.joined(separator: ", ")))"
+        guard !update.isEmpty else { return conflict + " DO NOTHING" }
+        return conflict + " DO UPDATE SET " + update.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+    }
+
+    public var upsertInsertedFlag: String? { nil }
 
     /// An identifier in double quotes, inner quotes doubled: safe for any table or column name.
     public func quote(_ identifier: String) -> String {

@@ -41,7 +41,8 @@ public struct CRUDStatementCache<Statement: AnyObject> {
     /// Checks a statement back in.
     /// - Returns: whether the cache keeps it; if not, the driver finalizes it.
     public mutating func checkIn(_ statement: Statement) -> Bool {
-        inUse.remove(ObjectIdentifier(statement)) != nil && retired.remove(ObjectIdentifier(statement)) == nil
+        guard inUse.remove(ObjectIdentifier(statement)) != nil else { return false }
+        return retired.isEmpty || retired.remove(ObjectIdentifier(statement)) == nil
     }
 
     /// Drops every statement, so that the SQL is prepared anew (after a change to how the

@@ -64,6 +64,8 @@ public struct CRUDSQLExeError: CRUDReportableError, CustomStringConvertible, Sen
         case notNullViolation
         /// A CHECK constraint.
         case checkViolation
+        /// An upsert's conflict target is neither the primary key nor a unique constraint.
+        case conflictTargetNotUnique
         /// Anything else; `code` has the database's own code.
         case other
     }

@@ -268,3 +268,69 @@ extension Database {
         }
     }
 }
+
+extension SelectAble {
+    /// The sum of a numeric column, `nil` over no rows.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
+    public func sum<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value>) async throws -> Value? {
+        try await aggregate(.sum, keyPath, as: Value.self)
+    }
+
+    public func sum<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value?>) async throws -> Value? {
+        try await aggregate(.sum, keyPath, as: Value.self)
+    }
+
+    /// The smallest value of a column, `nil` over no rows.
+    public func min<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value>) async throws -> Value? {
+        try await aggregate(.min, keyPath, as: Value.self)
+    }
+
+    public func min<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value?>) async throws -> Value? {
+        try await aggregate(.min, keyPath, as: Value.self)
+    }
+
+    /// The largest value of a column, `nil` over no rows.
+    public func max<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value>) async throws -> Value? {
+        try await aggregate(.max, keyPath, as: Value.self)
+    }
+
+    public func max<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value?>) async throws -> Value? {
+        try await aggregate(.max, keyPath, as: Value.self)
+    }
+
+    /// The mean of a numeric column, `nil` over no rows.
+    public func avg<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value>) async throws -> Double? {
+        try await aggregate(.avg, keyPath, as: Double.self)
+    }
+
+    public func avg<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value?>) async throws -> Double? {
+        try await aggregate(.avg, keyPath, as: Double.self)
+    }
+
+    /// Whether the query has any result.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
+    public func exists() async throws -> Bool {
+        try await executor.perform(.read) { try self.exists() }
+    }
+
+    private func aggregate<Result: CRUDValue>(_ function: CRUDAggregate, _ keyPath: AnyKeyPath, as result: Result.Type) async throws -> Result? {
+        try await executor.perform(.read) { try self.aggregate(function, keyPath, as: result) }
+    }
+}
+
+extension Table {
+    /// Inserts the rows, or handles conflicts with stored rows as `action` says; see the synchronous form.
+    /// - Returns: how many rows were inserted or updated.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError` (`.conflictTargetNotUnique` for a target that is not unique), `CRUDEncoderError`.
+    @discardableResult
+    public func upsert(_ instances: [A], onConflict target: PartialKeyPath<A>, _ moreTarget: PartialKeyPath<A>...,
+                       do action: CRUDConflictAction<A> = .replace) async throws -> Int {
+        try await executor.perform(.write) { try self.upsert(instances, target: [target] + moreTarget, action: action) }
+    }
+
+    @discardableResult
+    public func upsert(_ instance: A, onConflict target: PartialKeyPath<A>, _ moreTarget: PartialKeyPath<A>...,
+                       do action: CRUDConflictAction<A> = .replace) async throws -> Int {
+        try await executor.perform(.write) { try self.upsert([instance], target: [target] + moreTarget, action: action) }
+    }
+}

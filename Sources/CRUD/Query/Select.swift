@@ -79,7 +79,7 @@ extension SelectAble {
     /// A cursor over at most the first result.
     @usableFromInline
     func firstCursor() throws -> CRUDCursor<OverAllForm, DatabaseType.Configuration.Connection> {
-        let limit = CRUDQueryPlan.Limit(max: min(plan.limit?.max ?? 1, 1), skip: plan.limit?.skip ?? 0)
+        let limit = CRUDQueryPlan.Limit(max: Swift.min(plan.limit?.max ?? 1, 1), skip: plan.limit?.skip ?? 0)
         return try CRUDCursor(executor: executor, plan: plan, limit: limit)
     }
 }

@@ -206,3 +206,10 @@ struct Token: CRUDModel {
     let id: UUID
     var label: String
 }
+
+/// Aggregates over an optional column.
+struct Reading: CRUDModel {
+    let id: Int
+    var value: Double?
+    var label: String
+}

@@ -1,0 +1,101 @@
+/// What an upsert does with a row that conflicts with a stored one on the conflict target.
+public struct CRUDConflictAction<Model: CRUDModel> {
+    enum Action {
+        case ignore
+        case replace
+        case update([PartialKeyPath<Model>])
+    }
+
+    let action: Action
+
+    /// Keep the stored row; the new one is dropped.
+    public static var ignore: CRUDConflictAction { CRUDConflictAction(action: .ignore) }
+    /// Set every column but the conflict target to the new row's values (an update: the row keeps
+    /// its identity, and observers see an update).
+    public static var replace: CRUDConflictAction { CRUDConflictAction(action: .replace) }
+    /// Set only the named columns to the new row's values, as `setKeys:` does for an update.
+    public static func update(_ first: PartialKeyPath<Model>, _ rest: PartialKeyPath<Model>...) -> CRUDConflictAction {
+        CRUDConflictAction(action: .update([first] + rest))
+    }
+}
+
+extension Table {
+    /// Inserts the rows; a row whose `onConflict` columns (the primary key, or the columns of a
+    /// unique constraint) match a stored row is handled by `action` instead. All rows are written
+    /// in one transaction, one at a time in order, so a later row of the same key wins as it would
+    /// on its own, on every backend.
+    /// - Returns: how many rows were inserted or updated (ignored ones do not count).
+    /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError` whose
+    ///   `kind` is `.conflictTargetNotUnique` when the target is not the primary key or a unique
+    ///   constraint (nothing is written then), or for another failure; `CRUDEncoderError`.
+    @discardableResult
+    public func upsert(_ instances: [A], onConflict target: PartialKeyPath<A>, _ moreTarget: PartialKeyPath<A>...,
+                       do action: CRUDConflictAction<A> = .replace) throws -> Int {
+        try upsert(instances, target: [target] + moreTarget, action: action)
+    }
+
+    /// Inserts the row, or handles a conflict with a stored one as `action` says.
+    @discardableResult
+    public func upsert(_ instance: A, onConflict target: PartialKeyPath<A>, _ moreTarget: PartialKeyPath<A>...,
+                       do action: CRUDConflictAction<A> = .replace) throws -> Int {
+        try upsert([instance], target: [target] + moreTarget, action: action)
+    }
+
+    func upsert(_ instances: [A], target: [PartialKeyPath<A>], action: CRUDConflictAction<A>) throws -> Int {
+        try executor.reporting {
+            try upsertRows(instances, target: target, action: action)
+        }
+    }
+
+    private func upsertRows(_ instances: [A], target keyPaths: [PartialKeyPath<A>], action: CRUDConflictAction<A>) throws -> Int {
+        let schema = A.crudSchema
+        let target = try A.crudColumns(keyPaths, for: "upsert")
+        let updated: [Int] = switch action.action {
+        case .ignore: []
+        case .replace: schema.columns.indices.filter { !target.contains($0) }
+        case let .update(keys): try A.crudColumns(keys, for: "upsert")
+        }
+        guard !instances.isEmpty else { return 0 }
+        return try executor.withSession(.write) { session in
+            let dialect = session.dialect
+            let capture = session.changeCapture(for: schema)
+            var returning = ""
+            if let id = capture.idColumn, let inserted = dialect.upsertInsertedFlag {
+                returning = " RETURNING \(dialect.quote(schema.columns[id].name)), \(inserted)"
+            }
+            let sql = SQLBuilder(dialect: dialect).insert(into: schema, columns: Array(schema.columns.indices))
+                + dialect.upsertClause(target: target.map { dialect.quote(schema.columns[$0].name) },
+                                       update: updated.map { dialect.quote(schema.columns[$0].name) })
+                + returning
+            func write() throws -> Int {
+                try session.withStatement(sql) { statement in
+                    var binder = statement
+                    var written = 0
+                    for (index, instance) in instances.enumerated() {
+                        if index > 0 { try statement.reset() }
+                        try instance.crudBindRow(to: &binder, from: 0)
+                        if returning.isEmpty {
+                            try session.step(statement, writing: .insert, in: schema.name, capture: (capture.observed, nil))
+                        } else {
+                            while try statement.step() {
+                                session.recorder.record(try statement.readBool(1) ? .insert : .update, table: schema.name,
+                                                        id: Int(try statement.readInt64(0)))
+                            }
+                        }
+                        written += statement.changedRows
+                    }
+                    return written
+                }
+            }
+            do {
+                return instances.count > 1 ? try session.transaction(.default, write) : try write()
+            } catch let error as CRUDSQLExeError where error.kind == .conflictTargetNotUnique {
+                let names = target.map { schema.columns[$0].name }.joined(separator: ", ")
+                throw CRUDLogging.logged(CRUDSQLExeError(
+                    "upsert: the conflict target (\(names)) of \(A.self) is neither its primary key nor a unique constraint, so the "
+                        + "database cannot tell which row conflicts; declare .unique(…) in crudConstraints or name the primary key",
+                    sql: error.sql, code: error.code, databaseMessage: error.databaseMessage, kind: .conflictTargetNotUnique, table: schema.name))
+            }
+        }
+    }
+}
