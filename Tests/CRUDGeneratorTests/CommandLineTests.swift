@@ -59,7 +59,7 @@ struct CommandLineTests {
         #expect(text.contains("//   Models/Car.swift\n//   Models/Checkout.swift/Sources/Seat.swift\n//   Models/Nested/Wheel.swift\n"),
                 "a folder named like a Swift file is searched, not read")
         #expect(!text.contains("Generated.swift"))
-        #expect(text.contains("extension Car {") && text.contains("extension Wheel {") && text.contains("extension Seat {"))
+        #expect(["Car", "Wheel", "Seat"].allSatisfy { text.contains("extension \($0): CRUDIdentifiedModel {") })
 
         let past = Date(timeIntervalSinceNow: -3_600)
         try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: output.path)

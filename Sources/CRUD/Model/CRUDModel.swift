@@ -50,3 +50,12 @@ extension CRUDModel {
         return crudColumnIndex(of: typed)
     }
 }
+
+/// A model identified by its `id` property: what the generator declares for a model whose `id` is
+/// not optional, and what repositories look rows up by.
+public protocol CRUDIdentifiedModel: CRUDModel {
+    /// The type of `id`: `Int`, `UUID`, `String`, …
+    associatedtype CRUDID: CRUDValue & Hashable
+    /// `\Self.id`.
+    static var crudIDKeyPath: KeyPath<Self, CRUDID> { get }
+}

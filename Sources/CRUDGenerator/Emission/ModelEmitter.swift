@@ -52,7 +52,14 @@ struct ModelEmitter {
     private static func writeModel(_ model: Model, into writer: inout CodeWriter) {
         let type = model.qualifiedName
         let access = model.accessPrefix
-        writer.block("extension \(type) {") { writer in
+        // A model whose `id` is not optional is identified by it: repositories look rows up by it.
+        let identifier = model.primaryKey.map { model.columns[$0] }.flatMap { $0.isOptional ? nil : $0 }
+        writer.block("extension \(type)\(identifier == nil ? "" : ": CRUDIdentifiedModel") {") { writer in
+            if let identifier {
+                writer.line("\(access)typealias CRUDID = \(identifier.swiftType)")
+                writer.line("\(access)static var crudIDKeyPath: KeyPath<\(type), \(identifier.swiftType)> { \\\(type).\(SwiftKeywords.escaped(identifier.property)) }")
+                writer.line()
+            }
             writer.line("/// Typed references to the columns of table \(swiftStringLiteral(model.tableName)), in table order.")
             writer.block("\(access)enum Columns {") { writer in
                 for (index, column) in model.columns.enumerated() {
