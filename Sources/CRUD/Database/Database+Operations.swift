@@ -4,7 +4,8 @@ public struct TableCreatePolicy: OptionSet, Sendable {
     public init(rawValue: Int) { self.rawValue = rawValue }
 
     /// An existing table gets the model's missing columns added and columns the model lacks
-    /// removed; its data stays. A column whose type changed is left as it is.
+    /// dropped, with their data: a property renamed or removed by mistake loses that column's
+    /// values for good. The other columns' data stays; a column whose type changed is left as it is.
     public static let reconcileTable = TableCreatePolicy(rawValue: 1 << 0)
     /// Joined types' tables are not created.
     public static let shallow = TableCreatePolicy(rawValue: 1 << 1)
