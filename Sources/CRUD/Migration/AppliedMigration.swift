@@ -1,0 +1,61 @@
+import Foundation
+
+/// A row of the table that records applied migrations, `crud_migrations`. Written by hand, as the
+/// generator would write it: the runtime cannot run its own plugin.
+struct CRUDAppliedMigration: CRUDModel {
+    /// Its place in the registration order, from 0.
+    let position: Int
+    let name: String
+    let appliedAt: Date
+
+    static let crudSchema = CRUDTableSchema(
+        name: "crud_migrations",
+        columns: [
+            CRUDColumnSchema(name: "position", type: Int.crudColumnType, isOptional: false),
+            CRUDColumnSchema(name: "name", type: String.crudColumnType, isOptional: false),
+            CRUDColumnSchema(name: "applied_at", type: Date.crudColumnType, isOptional: false),
+        ],
+        primaryKey: 1,
+        relations: []
+    )
+
+    static func crudColumnIndex(of keyPath: PartialKeyPath<CRUDAppliedMigration>) -> Int? {
+        switch keyPath {
+        case \CRUDAppliedMigration.position: 0
+        case \CRUDAppliedMigration.name: 1
+        case \CRUDAppliedMigration.appliedAt: 2
+        default: nil
+        }
+    }
+
+    static func crudRelationIndex(of keyPath: PartialKeyPath<CRUDAppliedMigration>) -> Int? {
+        nil
+    }
+
+    init(position: Int, name: String, appliedAt: Date) {
+        self.position = position
+        self.name = name
+        self.appliedAt = appliedAt
+    }
+
+    init<Row: CRUDRowReader>(crudRow row: Row) throws {
+        position = try row.read(0)
+        name = try row.read(1)
+        appliedAt = try row.read(2)
+    }
+
+    func crudBindRow<Binder: CRUDBinder>(to binder: inout Binder, from position: Int) throws {
+        try binder.bind(self.position, at: position)
+        try binder.bind(name, at: position + 1)
+        try binder.bind(appliedAt, at: position + 2)
+    }
+
+    func crudBindColumn<Binder: CRUDBinder>(_ column: Int, to binder: inout Binder, at position: Int) throws {
+        switch column {
+        case 0: try binder.bind(self.position, at: position)
+        case 1: try binder.bind(name, at: position)
+        case 2: try binder.bind(appliedAt, at: position)
+        default: throw CRUDEncoderError("crud_migrations has no column \(column)")
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// Versioned schema changes, in the spirit of GRDB's `DatabaseMigrator` and Fluent's migrations:
+/// named steps registered in order, each applied once, inside a transaction, and recorded in the
+/// database's `crud_migrations` table.
+///
+///     var migrator = CRUDMigrator<SQLiteDatabaseConfiguration>()
+///     migrator.register("create people") { db in try db.create(Person.self) }
+///     migrator.register("index names") { db in try db.table(Person.self).index(\.name) }
+///     try migrator.migrate(db)
+///
+/// A step may use the chain (`create`, `index`, constraints, inserts, updates) and raw `sql(…)`.
+/// Steps never change once shipped: add a new step for each change.
+public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
+    typealias Step = @Sendable (Database<C>) throws -> Void
+    private var steps: [(name: String, step: Step)] = []
+
+    public init() {}
+
+    /// Adds a step after those registered so far. A name registered twice makes `migrate` throw
+    /// `CRUDMigrationError.duplicateName` before it applies anything.
+    public mutating func register(_ name: String, _ step: @escaping @Sendable (Database<C>) throws -> Void) {
+        steps.append((name, step))
+    }
+
+    /// The names of the steps applied to `db`, in order.
+    /// - Throws: `CRUDSQLExeError`.
+    public func appliedMigrations(_ db: Database<C>) throws -> [String] {
+        try db.executor.reporting {
+            try applied(db).map(\.name)
+        }
+    }
+
+    /// Applies the registered steps `db` has not had yet, in order, each in a transaction of its own
+    /// together with its record: a step that throws is rolled back with everything it did, the steps
+    /// before it stay applied, and the error is rethrown. Applying again does nothing.
+    /// - Returns: the names of the steps applied now.
+    /// - Throws: `CRUDMigrationError` when the registered steps do not fit the database (a name
+    ///   twice, an applied step no longer registered or in another place); what a step throws;
+    ///   `CRUDSQLExeError`.
+    @discardableResult
+    public func migrate(_ db: Database<C>) throws -> [String] {
+        try db.executor.reporting {
+            var seen: Set<String> = []
+            for (name, _) in steps where !seen.insert(name).inserted {
+                throw CRUDMigrationError.duplicateName(name)
+            }
+            try db.create(CRUDAppliedMigration.self)
+            let done = try applied(db)
+            for (position, record) in done.enumerated() where position >= steps.count || steps[position].name != record.name {
+                throw CRUDMigrationError.notRegistered(name: record.name, position: position)
+            }
+            var appliedNow: [String] = []
+            for (position, entry) in steps.enumerated().dropFirst(done.count) {
+                let ran = try db.transaction { () throws -> Bool in
+                    // Another process may have applied it since the list above was read.
+                    guard try !db.table(CRUDAppliedMigration.self).where(\CRUDAppliedMigration.name == entry.name).exists() else {
+                        return false
+                    }
+                    try entry.step(db)
+                    try db.table(CRUDAppliedMigration.self).insert(CRUDAppliedMigration(position: position, name: entry.name, appliedAt: Date()))
+                    return true
+                }
+                if ran { appliedNow.append(entry.name) }
+            }
+            return appliedNow
+        }
+    }
+
+    private func applied(_ db: Database<C>) throws -> [CRUDAppliedMigration] {
+        guard try db.withConnection({ try $0.columnNames(ofTable: CRUDAppliedMigration.crudSchema.name) }) != nil else { return [] }
+        return try db.table(CRUDAppliedMigration.self).order(by: \.position).select().map { $0 }
+    }
+}
+
+/// Why `CRUDMigrator.migrate` refused to run.
+public enum CRUDMigrationError: Error, Equatable, CustomStringConvertible {
+    /// Two steps are registered under this name.
+    case duplicateName(String)
+    /// The database had the step `name` applied at `position`, and the migrator has no such step
+    /// there: it was renamed, removed or moved, or the database belongs to a newer version of the app.
+    case notRegistered(name: String, position: Int)
+
+    public var description: String {
+        switch self {
+        case let .duplicateName(name):
+            "the migration \"\(name)\" is registered twice; give each step a name of its own"
+        case let .notRegistered(name, position):
+            "the database has the migration \"\(name)\" applied as step \(position + 1), which this migrator does not register there: "
+                + "steps must not be renamed, removed or reordered once applied (or the database was migrated by a newer version)"
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import CRUD
+import Foundation
+import Testing
+
+/// An error a migration step throws on purpose.
+struct StepFailure: Error, Equatable {}
+
+@Suite("migrations")
+struct MigrationTests {
+    /// A three-version history; `runs` counts each step's runs, `failing` makes the third throw
+    /// after it has created its table.
+    static func history<C: DatabaseConfigurationProtocol>(_: C.Type, runs: Collector<String>, versions: Int = 3,
+                                                         failing: Bool = false) -> CRUDMigrator<C> {
+        var migrator = CRUDMigrator<C>()
+        migrator.register("v1: cycles") { db in
+            runs.append("v1")
+            try db.create(Cycle.self)
+        }
+        guard versions > 1 else { return migrator }
+        migrator.register("v2: color index, first cycles") { db in
+            runs.append("v2")
+            try db.table(Cycle.self).index(\.color)
+            try db.table(Cycle.self).insert([Cycle(id: 1, color: "red", gears: 3), Cycle(id: 2, color: "blue", gears: 21)])
+        }
+        guard versions > 2 else { return migrator }
+        migrator.register("v3: readings, one gear more") { db in
+            runs.append("v3")
+            try db.create(Reading.self)
+            try db.sql("UPDATE \(Cycle.CRUDTableName) SET \"gears\" = \"gears\" + 1")
+            if failing { throw StepFailure() }
+        }
+        return migrator
+    }
+
+    @Test("a three-version history: applied to an empty database, to one at version 1, and twice", arguments: Backend.all)
+    func history(_ backend: Backend) throws { try history(backend.open()) }
+
+    func history<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let db = Database(configuration: configuration)
+        let runs = Collector<String>()
+        #expect(try Self.history(C.self, runs: runs, versions: 1).migrate(db) == ["v1: cycles"])
+        #expect(try Self.history(C.self, runs: runs).migrate(db) == ["v2: color index, first cycles", "v3: readings, one gear more"],
+                "a database at version 1 gets versions 2 and 3")
+        #expect(try Self.history(C.self, runs: runs).migrate(db).isEmpty, "applying again does nothing")
+        #expect(runs.items == ["v1", "v2", "v3"])
+        #expect(try Self.history(C.self, runs: runs).appliedMigrations(db)
+            == ["v1: cycles", "v2: color index, first cycles", "v3: readings, one gear more"])
+        #expect(try db.table(Cycle.self).order(by: \.id).select().map(\.gears) == [4, 22])
+        #expect(try db.table(Reading.self).count() == 0)
+
+        let fresh = Database(configuration: configuration)
+        try fresh.sql("DROP TABLE \(Cycle.CRUDTableName)")
+        try fresh.sql("DROP TABLE \(Reading.CRUDTableName)")
+        try fresh.sql("DROP TABLE \"crud_migrations\"")
+        #expect(try Self.history(C.self, runs: runs).migrate(fresh).count == 3, "an empty database gets all three")
+        #expect(try fresh.table(Cycle.self).count() == 2)
+    }
+
+    @Test("a step that throws is rolled back whole; the versions before it stay", arguments: Backend.all)
+    func failingStep(_ backend: Backend) throws { try failingStep(backend.open()) }
+
+    func failingStep<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let db = Database(configuration: configuration)
+        let runs = Collector<String>()
+        #expect(throws: StepFailure()) { try Self.history(C.self, runs: runs, failing: true).migrate(db) }
+        #expect(try Self.history(C.self, runs: runs).appliedMigrations(db) == ["v1: cycles", "v2: color index, first cycles"])
+        #expect(try db.table(Cycle.self).order(by: \.id).select().map(\.gears) == [3, 21], "v3's update is undone")
+        #expect(try db.withConnection { try $0.columnNames(ofTable: "Reading") } == nil, "v3's table is gone")
+        #expect(try Self.history(C.self, runs: runs).migrate(db) == ["v3: readings, one gear more"], "fixed, it applies")
+    }
+
+    @Test("a name registered twice, and an applied step no longer registered in its place, are refused before anything runs",
+          arguments: Backend.all)
+    func refusals(_ backend: Backend) throws { try refusals(backend.open()) }
+
+    func refusals<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let db = Database(configuration: configuration)
+        let runs = Collector<String>()
+        var twice = Self.history(C.self, runs: runs, versions: 1)
+        twice.register("v1: cycles") { _ in runs.append("again") }
+        #expect(throws: CRUDMigrationError.duplicateName("v1: cycles")) { try twice.migrate(db) }
+        #expect(runs.items.isEmpty)
+        #expect(try twice.appliedMigrations(db).isEmpty)
+
+        try Self.history(C.self, runs: runs, versions: 2).migrate(db)
+        var renamed = Self.history(C.self, runs: runs, versions: 1)
+        renamed.register("v2: renamed") { _ in runs.append("renamed") }
+        let refused = #expect(throws: CRUDMigrationError.self) { try renamed.migrate(db) }
+        #expect(refused == .notRegistered(name: "v2: color index, first cycles", position: 1))
+        #expect(runs.items == ["v1", "v2"])
+    }
+}
