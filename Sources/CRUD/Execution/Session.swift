@@ -156,10 +156,12 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
     /// when nobody observes or the connection records changes itself; otherwise return the rows'
     /// integer ids (`idColumn`), or, for a table without one, record that the table changed.
     @usableFromInline
-    func changeCapture(for schema: CRUDTableSchema) -> (observed: Bool, idColumn: Int?) {
-        guard !connectionRecordsChanges, observation.isActive else { return (false, nil) }
-        guard let key = schema.primaryKey, case .integer = schema.columns[key].type else { return (true, nil) }
-        return (true, key)
+    func changeCapture(for schema: CRUDTableSchema) -> CRUDChangeCapture {
+        guard !connectionRecordsChanges, observation.isActive else { return CRUDChangeCapture(observed: false, idColumn: nil) }
+        guard let key = schema.primaryKey, case .integer = schema.columns[key].type else {
+            return CRUDChangeCapture(observed: true, idColumn: nil)
+        }
+        return CRUDChangeCapture(observed: true, idColumn: key)
     }
 
     /// Runs a chain write through every row it returns, recording its changes as `capture` says:
@@ -167,7 +169,7 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
     /// `row` reads what the caller asked the write to return, if anything.
     @inlinable
     func step(_ statement: Connection.Statement, writing kind: CRUDChangeKind, in table: String,
-              capture: (observed: Bool, idColumn: Int?), idColumn: Int = 0, row: (Connection.Statement) throws -> Void = { _ in }) throws {
+              capture: CRUDChangeCapture, idColumn: Int = 0, row: (Connection.Statement) throws -> Void = { _ in }) throws {
         guard capture.observed else {
             while try statement.step() { try row(statement) }
             return

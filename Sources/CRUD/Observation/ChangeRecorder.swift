@@ -82,3 +82,22 @@ public final class CRUDChangeRecorder {
         pending.removeAll(keepingCapacity: true)
     }
 }
+
+/// How a chain write lets the observers know of its rows where the connection does not record
+/// changes itself (`CRUDSession.changeCapture(for:)`).
+@usableFromInline
+struct CRUDChangeCapture {
+    /// Whether the write records its changes: someone observes.
+    @usableFromInline let observed: Bool
+    /// The integer id column the write returns, or `nil` when it records only that its table changed.
+    @usableFromInline let idColumn: Int?
+
+    @usableFromInline
+    init(observed: Bool, idColumn: Int?) {
+        self.observed = observed
+        self.idColumn = idColumn
+    }
+
+    /// What the write adds to its RETURNING clause: the id column, if any.
+    var returning: [Int] { idColumn.map { [$0] } ?? [] }
+}

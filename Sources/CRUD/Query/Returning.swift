@@ -17,7 +17,7 @@ extension Table {
         return try executor.withSession(.write) { session in
             let capture = session.changeCapture(for: schema)
             let sql = SQLBuilder(dialect: executor.dialect)
-                .insert(into: schema, columns: columns ?? Array(schema.columns.indices), returning: returning + (capture.idColumn.map { [$0] } ?? []))
+                .insert(into: schema, columns: columns ?? Array(schema.columns.indices), returning: returning + capture.returning)
             func write() throws -> [T] {
                 try session.withStatement(sql) { statement in
                     var binder = statement
@@ -123,7 +123,7 @@ extension UpdateAble {
         }
         return try executor.withSession(.write) { session in
             let capture = session.changeCapture(for: OverAllForm.crudSchema)
-            let update = try updateStatement(columns: columns, returning: [returned] + (capture.idColumn.map { [$0] } ?? []))
+            let update = try updateStatement(columns: columns, returning: [returned] + capture.returning)
             return try session.withStatement(update.sql, update.parameters, firstParameter: update.assigned) { statement in
                 var binder = statement
                 try instance.crudBind(columns: columns, to: &binder)

@@ -75,7 +75,7 @@ extension Table {
                         if index > 0 { try statement.reset() }
                         try instance.crudBindRow(to: &binder, from: 0)
                         if returning.isEmpty {
-                            try session.step(statement, writing: .insert, in: schema.name, capture: (capture.observed, nil))
+                            try session.step(statement, writing: .insert, in: schema.name, capture: CRUDChangeCapture(observed: capture.observed, idColumn: nil))
                         } else {
                             while try statement.step() {
                                 session.recorder.record(try statement.readBool(1) ? .insert : .update, table: schema.name,

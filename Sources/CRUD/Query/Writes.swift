@@ -219,7 +219,7 @@ extension UpdateAble {
     func updateRows(_ instance: OverAllForm, columns: [Int]?) throws -> Update<OverAllForm, Self> {
         let changed = try executor.withSession(.write) { session in
             let capture = session.changeCapture(for: OverAllForm.crudSchema)
-            let update = try updateStatement(columns: columns, returning: capture.idColumn.map { [$0] } ?? [])
+            let update = try updateStatement(columns: columns, returning: capture.returning)
             return try session.withStatement(update.sql, update.parameters, firstParameter: update.assigned) { statement in
                 var binder = statement
                 try instance.crudBind(columns: columns, to: &binder)
@@ -259,7 +259,7 @@ extension DeleteAble {
                 let capture = session.changeCapture(for: schema)
                 var builder = SQLBuilder(dialect: executor.dialect)
                 let sql = try logging { try builder.delete(schema, filter: plan.filter, root: OverAllForm.self) }
-                    + builder.returningClause(schema, capture.idColumn.map { [$0] } ?? [])
+                    + builder.returningClause(schema, capture.returning)
                 return try session.withStatement(sql, builder.parameters) { statement in
                     try session.step(statement, writing: .delete, in: schema.name, capture: capture)
                     return statement.changedRows
