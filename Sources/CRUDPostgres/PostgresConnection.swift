@@ -175,19 +175,33 @@ public final class PostgresConnection: CRUDConnection {
         return nil
     }
 
-    public func columnNames(ofTable table: String) throws -> [String]? {
+    public func columns(ofTable table: String) throws -> [CRUDDatabaseColumn]? {
         let statement = try prepare("""
-            SELECT a.attname::text FROM pg_attribute a
+            SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull,
+                   EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = a.attrelid AND i.indisprimary AND a.attnum = ANY (i.indkey))
+            FROM pg_attribute a
             WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
             """)
         defer { release(statement) }
         try statement.bindText(dialect.quote(table), at: 0)
-        var names: [String] = []
-        while try statement.step() { names.append(try statement.readText(0)) }
-        if !names.isEmpty { return names }
+        var columns: [CRUDDatabaseColumn] = []
+        while try statement.step() {
+            columns.append(CRUDDatabaseColumn(name: try statement.readText(0), declaredType: try statement.readText(1),
+                                              isNullable: try statement.readBool(2), isPrimaryKey: try statement.readBool(3)))
+        }
+        if !columns.isEmpty { return columns }
         let exists = try prepare("SELECT to_regclass($1) IS NOT NULL")
         defer { release(exists) }
         try exists.bindText(dialect.quote(table), at: 0)
         return try exists.step() && exists.readBool(0) ? [] : nil
+    }
+
+    public func constraintNames(ofTable table: String) throws -> Set<String> {
+        let statement = try prepare("SELECT conname::text FROM pg_constraint WHERE conrelid = to_regclass($1)")
+        defer { release(statement) }
+        try statement.bindText(dialect.quote(table), at: 0)
+        var names: Set<String> = []
+        while try statement.step() { names.insert(try statement.readText(0)) }
+        return names
     }
 }

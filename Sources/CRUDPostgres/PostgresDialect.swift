@@ -66,4 +66,22 @@ public struct PostgresDialect: CRUDDialect {
     public func rowsPerInsert(columns: Int) -> Int {
         max(1, min(1_000, 65_535 / max(columns, 1)))
     }
+
+    /// Compares with the names `format_type` reports. An integer column holds a model's integers
+    /// when it is at least as wide; text may be `character varying`; a `Date` needs `timestamp with
+    /// time zone` (a zone-less timestamp would read back shifted by the session's zone).
+    public func declaredType(_ declared: String, holds type: CRUDColumnType) -> Bool {
+        let name = declared.lowercased()
+        switch type {
+        case let .integer(bits, signed):
+            let needed = signed ? bits : bits + 1
+            let width = ["smallint": 16, "integer": 32, "bigint": 64][name] ?? 0
+            return width >= min(needed, 64)
+        case .text: return name == "text" || name.hasPrefix("character varying")
+        case .date: return name == "timestamp with time zone"
+        default: return name == columnType(type)
+        }
+    }
+
+    public var alterTableRebuilds: Bool { false }
 }

@@ -170,16 +170,19 @@ public final class SQLiteConnection: CRUDConnection {
         Int(sqlite3_last_insert_rowid(handle))
     }
 
-    public func columnNames(ofTable table: String) throws -> [String]? {
+    public func columns(ofTable table: String) throws -> [CRUDDatabaseColumn]? {
         let exists = try prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1")
         defer { release(exists) }
         try exists.bindText(table, at: 0)
         guard try exists.step() else { return nil }
-        let columns = try prepare("SELECT name FROM pragma_table_info(?1) ORDER BY cid")
-        defer { release(columns) }
-        try columns.bindText(table, at: 0)
-        var names: [String] = []
-        while try columns.step() { names.append(try columns.readText(0)) }
-        return names
+        let info = try prepare("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?1) ORDER BY cid")
+        defer { release(info) }
+        try info.bindText(table, at: 0)
+        var columns: [CRUDDatabaseColumn] = []
+        while try info.step() {
+            columns.append(CRUDDatabaseColumn(name: try info.readText(0), declaredType: try info.readText(1),
+                                              isNullable: try info.readInt64(2) == 0, isPrimaryKey: try info.readInt64(3) > 0))
+        }
+        return columns
     }
 }

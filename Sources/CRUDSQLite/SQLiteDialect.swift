@@ -49,4 +49,19 @@ public struct SQLiteDialect: CRUDDialect {
         case .uuid: "'00000000-0000-0000-0000-000000000000'"
         }
     }
+
+    /// SQLite stores by affinity, not by the declared name: `VARCHAR(40)` holds text as `TEXT` does.
+    public func declaredType(_ declared: String, holds type: CRUDColumnType) -> Bool {
+        Self.affinity(of: declared) == Self.affinity(of: columnType(type))
+    }
+
+    /// The affinity rules of SQLite's documentation (section 3.1 of "Datatypes In SQLite"), in order.
+    private static func affinity(of declared: String) -> String {
+        let name = declared.uppercased()
+        if name.contains("INT") { return "INTEGER" }
+        if name.contains("CHAR") || name.contains("CLOB") || name.contains("TEXT") { return "TEXT" }
+        if name.contains("BLOB") || name.isEmpty { return "BLOB" }
+        if name.contains("REAL") || name.contains("FLOA") || name.contains("DOUB") { return "REAL" }
+        return "NUMERIC"
+    }
 }

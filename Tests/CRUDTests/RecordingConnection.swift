@@ -65,7 +65,7 @@ final class RecordingConnection: CRUDConnection {
 
     func lastInsertId() throws -> Int? { nil }
 
-    func columnNames(ofTable table: String) throws -> [String]? { nil }
+    func columns(ofTable table: String) throws -> [CRUDDatabaseColumn]? { nil }
 
     /// The SQL of every execution, in order.
     var statements: [String] { executions.map(\.sql) }

@@ -36,19 +36,58 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// The row id of the last row inserted on this connection, where the database has one.
     func lastInsertId() throws -> Int?
 
-    /// The column names of a table in table order, or `nil` when the table does not exist.
+    /// The columns of a table as the database declares them, in table order, or `nil` when the
+    /// table does not exist.
     /// - Throws: `CRUDSQLExeError`.
-    func columnNames(ofTable table: String) throws -> [String]?
+    func columns(ofTable table: String) throws -> [CRUDDatabaseColumn]?
 
     /// For a database that reports each row change as it happens (SQLite's update hook): records
     /// every insert, update and delete this connection makes, whatever SQL made it, into `recorder`
     /// (which ignores them while nobody observes), and returns `true`. The default returns `false`,
     /// and the executor learns of the chain's changes from the ids its writes return.
     func recordChanges(into recorder: CRUDChangeRecorder) -> Bool
+
+    /// Runs `body`, which opens and commits a transaction, with foreign-key enforcement off around
+    /// it where the database can turn it off only outside a transaction (SQLite): a transaction that
+    /// rebuilds a table must not run the ON DELETE actions of the table it drops. The default runs
+    /// `body` as it is.
+    /// - Throws: what `body` throws; `CRUDSQLExeError`.
+    func withForeignKeysOff<T>(_ body: () throws -> T) throws -> T
+
+    /// Whether dropping a table now would run the ON DELETE actions of foreign keys that reference
+    /// it. The default is `false` (databases that refuse to drop a referenced table).
+    /// - Throws: `CRUDSQLExeError`.
+    func dropRunsForeignKeyActions() throws -> Bool
+
+    /// Checks every foreign key of the database, as a transaction run by `withForeignKeysOff` does
+    /// before it commits. The default does nothing (databases that never stop enforcing them).
+    /// - Throws: `CRUDSQLExeError` of kind `.foreignKeyViolation` naming the first rows that violate one.
+    func checkForeignKeys() throws
+
+    /// The `CREATE INDEX` statements of a table's own indexes (not those of its constraints), each
+    /// with the columns it covers: what a table rebuild creates again. The default has none.
+    /// - Throws: `CRUDSQLExeError`.
+    func indexes(ofTable table: String) throws -> [(sql: String, columns: [String])]
+
+    /// The names of a table's constraints, where `alterTable` adds the model's missing ones in place.
+    /// The default has none.
+    /// - Throws: `CRUDSQLExeError`.
+    func constraintNames(ofTable table: String) throws -> Set<String>
 }
 
 extension CRUDConnection {
     public func recordChanges(into recorder: CRUDChangeRecorder) -> Bool { false }
+    public func withForeignKeysOff<T>(_ body: () throws -> T) throws -> T { try body() }
+    public func dropRunsForeignKeyActions() throws -> Bool { false }
+    public func checkForeignKeys() throws {}
+    public func indexes(ofTable table: String) throws -> [(sql: String, columns: [String])] { [] }
+    public func constraintNames(ofTable table: String) throws -> Set<String> { [] }
+
+    /// The column names of a table in table order, or `nil` when the table does not exist.
+    /// - Throws: `CRUDSQLExeError`.
+    public func columnNames(ofTable table: String) throws -> [String]? {
+        try columns(ofTable: table)?.map(\.name)
+    }
 }
 
 /// A database session's transaction state.

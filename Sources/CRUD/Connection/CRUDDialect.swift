@@ -37,6 +37,22 @@ public protocol CRUDDialect: Sendable {
     /// An expression that a RETURNING clause of an upsert can return to tell whether the row was
     /// inserted (true) or updated; `nil` where the database has none.
     var upsertInsertedFlag: String? { get }
+
+    /// Whether a column the database declares as `declared` (as `CRUDConnection.columns(ofTable:)`
+    /// reports it) stores values of `type` and gives them back unchanged: what the schema check and
+    /// `alterTable` compare.
+    func declaredType(_ declared: String, holds type: CRUDColumnType) -> Bool
+
+    /// Whether `alterTable` rebuilds a table (SQLite, whose `ALTER TABLE` cannot retype a column)
+    /// rather than change its columns in place with the two statements below. The default is `true`.
+    var alterTableRebuilds: Bool { get }
+
+    /// The statement that changes a column's type in place, converting its values (and failing on
+    /// a value that does not convert).
+    func alterColumnType(_ column: String, of table: String, to type: String) -> String
+
+    /// The statement that makes a column accept NULL, or refuse it, in place.
+    func alterColumnNullability(_ column: String, of table: String, nullable: Bool) -> String
 }
 
 extension CRUDDialect {
@@ -67,6 +83,22 @@ extension CRUDDialect {
     }
 
     public var upsertInsertedFlag: String? { nil }
+
+    public func declaredType(_ declared: String, holds type: CRUDColumnType) -> Bool {
+        declared.lowercased() == columnType(type).lowercased()
+    }
+
+    public var alterTableRebuilds: Bool { true }
+
+    /// PostgreSQL's spelling: `ALTER COLUMN … TYPE … USING column::type`.
+    public func alterColumnType(_ column: String, of table: String, to type: String) -> String {
+        "ALTER TABLE \(quote(table)) ALTER COLUMN \(quote(column)) TYPE \(type) USING \(quote(column))::\(type)"
+    }
+
+    /// PostgreSQL's spelling: `ALTER COLUMN … SET NOT NULL` or `DROP NOT NULL`.
+    public func alterColumnNullability(_ column: String, of table: String, nullable: Bool) -> String {
+        "ALTER TABLE \(quote(table)) ALTER COLUMN \(quote(column)) \(nullable ? "DROP" : "SET") NOT NULL"
+    }
 
     /// An identifier in double quotes, inner quotes doubled: safe for any table or column name.
     public func quote(_ identifier: String) -> String {

@@ -76,7 +76,7 @@ extension Database {
                 try session.run(builder.dropColumn(column, from: schema.name))
             }
         } else {
-            let constraints = try logging { try model.crudConstraintDefinitions(in: session.dialect) }
+            let constraints = try logging { try model.crudConstraintDefinitions(in: session.dialect).map(\.sql) }
             try session.run(builder.createTable(schema, primaryKey: primaryKey, constraints: constraints, ifNotExists: true))
         }
         if !policy.contains(.shallow) {

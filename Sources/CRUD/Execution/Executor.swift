@@ -150,6 +150,26 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
         }
     }
 
+    /// Runs `body` in a transaction whose foreign keys are off until it ends and checked before it
+    /// commits (`CRUDConnection.withForeignKeysOff`), for steps that rebuild tables. Inside a
+    /// transaction already, `body` runs in a savepoint of it, with the enforcement as it is.
+    func transactionWithForeignKeysOff<T>(_ body: (Session) throws -> T) throws -> T {
+        if let bound = boundSession() { return try bound.locked { try bound.transaction(.default) { try body(bound) } } }
+        let session = typed(try pool.lease(.write))
+        defer { pool.giveBack(session) }
+        return try session.locked {
+            try CRUDBindings.$current.withValue(binding(session)) {
+                try session.connection.withForeignKeysOff {
+                    try session.transaction(.default) {
+                        let result = try body(session)
+                        try session.connection.checkForeignKeys()
+                        return result
+                    }
+                }
+            }
+        }
+    }
+
     /// Runs the async `body` in a transaction on one connection. The body's calls run on it, one at
     /// a time; nested calls are savepoints.
     func transaction<T>(_ mode: TransactionMode, _ body: () async throws -> T) async throws -> T {

@@ -33,11 +33,13 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
 
     /// Applies the registered steps `db` has not had yet, in order, each in a transaction of its own
     /// together with its record: a step that throws is rolled back with everything it did, the steps
-    /// before it stay applied, and the error is rethrown. Applying again does nothing.
+    /// before it stay applied, and the error is rethrown. Applying again does nothing. On SQLite,
+    /// foreign keys are off during each step (so that `alterTable` can rebuild a referenced table)
+    /// and every foreign key is checked before the step commits.
     /// - Returns: the names of the steps applied now.
     /// - Throws: `CRUDMigrationError` when the registered steps do not fit the database (a name
     ///   twice, an applied step no longer registered or in another place); what a step throws;
-    ///   `CRUDSQLExeError`.
+    ///   `CRUDSQLExeError`, of kind `.foreignKeyViolation` when a step leaves a row referencing none.
     @discardableResult
     public func migrate(_ db: Database<C>) throws -> [String] {
         try db.executor.reporting {
@@ -52,7 +54,7 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
             }
             var appliedNow: [String] = []
             for (position, entry) in steps.enumerated().dropFirst(done.count) {
-                let ran = try db.transaction { () throws -> Bool in
+                let ran = try db.executor.transactionWithForeignKeysOff { _ throws -> Bool in
                     // Another process may have applied it since the list above was read.
                     guard try !db.table(CRUDAppliedMigration.self).where(\CRUDAppliedMigration.name == entry.name).exists() else {
                         return false

@@ -38,8 +38,8 @@ public protocol CRUDModel: SendableMetatype {
 extension CRUDModel {
     public static var crudConstraints: [CRUDConstraint<Self>] { [] }
 
-    /// The SQL of the constraints, for `CREATE TABLE`.
-    static func crudConstraintDefinitions(in dialect: any CRUDDialect) throws -> [String] {
+    /// The names and SQL of the constraints, for `CREATE TABLE` and `ALTER TABLE … ADD`.
+    static func crudConstraintDefinitions(in dialect: any CRUDDialect) throws -> [(name: String, sql: String)] {
         try crudConstraints.map { try $0.definition(in: dialect) }
     }
 

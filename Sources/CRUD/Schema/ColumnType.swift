@@ -1,6 +1,6 @@
 /// How a column's values are stored, independent of any database. A driver's dialect turns it into
 /// a concrete SQL type (`INTEGER`, `bigint`, `timestamptz`, …).
-public enum CRUDColumnType: Sendable, Hashable {
+public enum CRUDColumnType: Sendable, Hashable, CustomStringConvertible {
     /// A whole number of the given width in bits (8, 16, 32 or 64).
     case integer(bits: Int, signed: Bool)
     /// A binary floating-point number of the given width in bits (32 or 64).
@@ -12,4 +12,16 @@ public enum CRUDColumnType: Sendable, Hashable {
     /// A point in time.
     case date
     case uuid
+
+    public var description: String {
+        switch self {
+        case let .integer(bits, signed): "\(signed ? "" : "unsigned ")\(bits)-bit integer"
+        case let .float(bits): "\(bits)-bit floating-point number"
+        case .bool: "boolean"
+        case .text: "text"
+        case .blob: "bytes"
+        case .date: "date"
+        case .uuid: "UUID"
+        }
+    }
 }

@@ -67,9 +67,9 @@ public struct CRUDConstraint<Model: CRUDModel>: Sendable {
         CRUDConstraint(kind: .check(condition), columns: [], target: nil, name: name)
     }
 
-    /// The constraint's SQL for `CREATE TABLE`, in a dialect.
+    /// The constraint's name and its SQL for `CREATE TABLE`, in a dialect.
     /// - Throws: `CRUDSQLGenError` when a key path names no column.
-    func definition(in dialect: any CRUDDialect) throws -> String {
+    func definition(in dialect: any CRUDDialect) throws -> (name: String, sql: String) {
         let schema = Model.crudSchema
         let names = try columns.map { keyPath -> String in
             guard let index = Model.crudColumnIndex(of: keyPath) else {
@@ -84,13 +84,14 @@ public struct CRUDConstraint<Model: CRUDModel>: Sendable {
                 throw CRUDSQLGenError("create: the foreign key \(columns[0]) of \(Model.self) references \(String(describing: target)), which names no column of \(targetModel)")
             }
             let constraint = name ?? "\(schema.name)_\(names.joined(separator: "_"))_fkey"
-            return "CONSTRAINT \(dialect.quote(constraint)) FOREIGN KEY (\(list)) REFERENCES \(dialect.quote(targetModel.crudSchema.name)) "
-                + "(\(dialect.quote(targetModel.crudSchema.columns[index].name))) ON DELETE \(onDelete.rawValue) ON UPDATE \(onUpdate.rawValue)"
+            return (constraint, "CONSTRAINT \(dialect.quote(constraint)) FOREIGN KEY (\(list)) REFERENCES \(dialect.quote(targetModel.crudSchema.name)) "
+                + "(\(dialect.quote(targetModel.crudSchema.columns[index].name))) ON DELETE \(onDelete.rawValue) ON UPDATE \(onUpdate.rawValue)")
         case .unique:
             let constraint = name ?? "\(schema.name)_\(names.joined(separator: "_"))_key"
-            return "CONSTRAINT \(dialect.quote(constraint)) UNIQUE (\(list))"
+            return (constraint, "CONSTRAINT \(dialect.quote(constraint)) UNIQUE (\(list))")
         case let .check(condition):
-            return "CONSTRAINT \(dialect.quote(name ?? "\(schema.name)_check")) CHECK (\(condition))"
+            let constraint = name ?? "\(schema.name)_check"
+            return (constraint, "CONSTRAINT \(dialect.quote(constraint)) CHECK (\(condition))")
         }
     }
 }

@@ -1,0 +1,147 @@
+extension Database {
+    /// Changes the existing table of `type` to the model's schema as it is now, keeping its rows:
+    /// columns the model gained are added (a non-optional one filled with its type's zero value),
+    /// columns it no longer has are dropped with their data, columns whose type or nullability
+    /// changed are converted. `renamedColumns` (new name: old name) carries a column's values over
+    /// to its new name. Meant for a `CRUDMigrator` step, next to the model change it follows.
+    ///
+    /// Values convert only without loss: text "42" becomes 42 in an integer column; "forty-two", a
+    /// NULL in a column that became non-optional, or a value that breaks a constraint fails the whole
+    /// change, and the table stays as it was.
+    ///
+    /// SQLite, whose `ALTER TABLE` can neither retype a column nor add a constraint, gets the
+    /// rebuild its documentation describes: a new table with the model's columns and constraints,
+    /// the rows copied, the old table dropped and the new one renamed, its indexes made again (but
+    /// those on dropped columns), and every foreign key of the database checked before the commit.
+    /// Rows of other tables that reference it stay: foreign keys are off during the rebuild, so run
+    /// it outside a transaction or in a migrator step. PostgreSQL changes the table in place
+    /// (`ALTER COLUMN … TYPE … USING`) and adds the constraints whose names the table lacks.
+    /// - Parameter primaryKey: the primary key of the rebuilt table (SQLite); the property named `id`
+    ///   by default.
+    /// - Throws: `CRUDSQLGenError` when the table does not exist, a renamed column is not in it, or it
+    ///   runs on SQLite inside a transaction that has foreign keys on; `CRUDDecoderError` naming the
+    ///   column when a value does not convert; `CRUDSQLExeError` when the database refuses a step
+    ///   (a NULL for a NOT NULL column, a violated constraint or foreign key).
+    public func alterTable<A: CRUDModel>(_ type: A.Type, primaryKey: PartialKeyPath<A>? = nil,
+                                         renamedColumns: [String: String] = [:]) throws {
+        var key = A.crudSchema.primaryKey
+        if let primaryKey {
+            guard let column = A.crudColumnIndex(of: primaryKey) else {
+                throw CRUDLogging.logged(CRUDSQLGenError("alterTable: primary key \(primaryKey) names no column of \(A.self)"))
+            }
+            key = column
+        }
+        try executor.reporting {
+            try executor.transactionWithForeignKeysOff { session in
+                let schema = A.crudSchema
+                guard let existing = try logging({ try session.connection.columns(ofTable: schema.name) }) else {
+                    throw CRUDLogging.logged(CRUDSQLGenError("alterTable: the table \"\(schema.name)\" of \(A.self) does not exist; create it with create(\(A.self).self)"))
+                }
+                let change = try TableChange(schema, existing: existing, renamed: renamedColumns, dialect: session.dialect)
+                if session.dialect.alterTableRebuilds {
+                    try rebuild(A.self, primaryKey: key, change, on: session)
+                } else {
+                    try alterInPlace(A.self, change, on: session)
+                }
+            }
+        }
+    }
+
+    private func alterInPlace<A: CRUDModel>(_ model: A.Type, _ change: TableChange, on session: CRUDSession<C.Connection>) throws {
+        let schema = A.crudSchema
+        let builder = SQLBuilder(dialect: session.dialect)
+        let dialect = session.dialect
+        for (new, old) in change.renamed {
+            try session.run("ALTER TABLE \(dialect.quote(schema.name)) RENAME COLUMN \(dialect.quote(old)) TO \(dialect.quote(new))")
+        }
+        for column in change.dropped {
+            try session.run(builder.dropColumn(column, from: schema.name))
+        }
+        for (index, column) in schema.columns.enumerated() {
+            guard let source = change.sources[index] else {
+                try session.run(builder.addColumn(column, to: schema.name))
+                continue
+            }
+            if source.typeDiffers(from: column, in: dialect) {
+                try session.run(dialect.alterColumnType(column.name, of: schema.name, to: dialect.columnType(column.type)))
+            }
+            if source.nullabilityDiffers(from: column) {
+                try session.run(dialect.alterColumnNullability(column.name, of: schema.name, nullable: column.isOptional))
+            }
+        }
+        let existing = try logging { try session.connection.constraintNames(ofTable: schema.name) }
+        for constraint in try logging({ try A.crudConstraintDefinitions(in: dialect) }) where !existing.contains(constraint.name) {
+            try session.run("ALTER TABLE \(dialect.quote(schema.name)) ADD \(constraint.sql)")
+        }
+    }
+
+    private func rebuild<A: CRUDModel>(_ model: A.Type, primaryKey: Int?, _ change: TableChange,
+                                       on session: CRUDSession<C.Connection>) throws {
+        let schema = A.crudSchema
+        let connection = session.connection
+        let dialect = session.dialect
+        guard try !logging({ try connection.dropRunsForeignKeyActions() }) else {
+            throw CRUDLogging.logged(CRUDSQLGenError("alterTable(\(A.self).self) would drop the table with foreign keys on, running "
+                + "their ON DELETE actions on the rows that reference it: call it outside a transaction, or in a CRUDMigrator step"))
+        }
+        let indexes = try logging { try connection.indexes(ofTable: schema.name) }
+        let builder = SQLBuilder(dialect: dialect)
+        let temporary = "crud_rebuild_" + schema.name
+        let constraints = try logging { try A.crudConstraintDefinitions(in: dialect).map(\.sql) }
+        try session.run(builder.createTable(CRUDTableSchema(name: temporary, columns: schema.columns, primaryKey: primaryKey, relations: []),
+                                            primaryKey: primaryKey, constraints: constraints, ifNotExists: false))
+        let values = schema.columns.enumerated().map { index, column in
+            change.sources[index].map { dialect.quote($0.name) } ?? (column.isOptional ? "NULL" : dialect.zeroValue(column.type))
+        }
+        try session.run("INSERT INTO \(dialect.quote(temporary)) (\(schema.columns.map { dialect.quote($0.name) }.joined(separator: ", "))) "
+            + "SELECT \(values.joined(separator: ", ")) FROM \(dialect.quote(schema.name))")
+        try session.run(builder.dropTable(schema.name))
+        try session.run("ALTER TABLE \(dialect.quote(temporary)) RENAME TO \(dialect.quote(schema.name))")
+        let kept = Set(schema.columns.map(\.name))
+        for index in indexes where index.columns.allSatisfy(kept.contains) {
+            try session.run(index.sql)
+        }
+        if change.retypes {
+            // The database converted what converts without loss; anything else is still of its old
+            // type, and reading every row through the model finds it.
+            do {
+                for _ in try table(A.self).select() {}
+            } catch let error as CRUDDecoderError {
+                throw CRUDLogging.logged(CRUDDecoderError("alterTable(\(A.self).self): a value does not convert, nothing was changed: \(error.msg)"))
+            }
+        }
+    }
+}
+
+/// How an existing table differs from its model: where each model column's values come from, and
+/// which columns go.
+struct TableChange {
+    /// For each model column, the existing column its values come from; `nil` for a new column.
+    let sources: [CRUDDatabaseColumn?]
+    /// Existing columns no model column takes its values from.
+    let dropped: [String]
+    /// Renames that apply: new name to old name.
+    let renamed: [(new: String, old: String)]
+    /// Whether some kept column changes its type.
+    let retypes: Bool
+
+    init(_ schema: CRUDTableSchema, existing: [CRUDDatabaseColumn], renamed: [String: String], dialect: any CRUDDialect) throws {
+        let byName = Dictionary(existing.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var renames: [(String, String)] = []
+        for (new, old) in renamed.sorted(by: { $0.key < $1.key }) {
+            guard byName[old] != nil, schema.columns.contains(where: { $0.name == new }) else {
+                throw CRUDLogging.logged(CRUDSQLGenError("alterTable: cannot rename \"\(old)\" to \"\(new)\" in \"\(schema.name)\": "
+                    + (byName[old] == nil ? "the table has no column \"\(old)\"" : "the model has no column \"\(new)\"")))
+            }
+            renames.append((new, old))
+        }
+        let oldNames = Dictionary(renames, uniquingKeysWith: { first, _ in first })
+        sources = schema.columns.map { byName[oldNames[$0.name] ?? $0.name] }
+        let used = Set(sources.compactMap { $0?.name })
+        dropped = existing.map(\.name).filter { !used.contains($0) }
+        self.renamed = renames
+        retypes = zip(schema.columns, sources).contains { column, source in
+            source?.typeDiffers(from: column, in: dialect) ?? false
+        }
+    }
+}

@@ -1,0 +1,89 @@
+/// One way a table in the database differs from a model's generated schema.
+public enum CRUDSchemaDifference: Sendable, Hashable, CustomStringConvertible {
+    /// The model's table does not exist.
+    case missingTable(String)
+    /// The table has no column for one of the model's properties.
+    case missingColumn(table: String, column: String)
+    /// The column's declared type does not hold the property's values.
+    case typeMismatch(table: String, column: String, model: CRUDColumnType, database: String)
+    /// The column accepts NULL where the property is not optional (reads of a NULL would fail), or
+    /// refuses NULL where the property is optional (writes of `nil` would fail).
+    case nullabilityMismatch(table: String, column: String, propertyIsOptional: Bool)
+
+    public var description: String {
+        switch self {
+        case let .missingTable(table):
+            "table \"\(table)\" does not exist"
+        case let .missingColumn(table, column):
+            "\"\(table)\".\"\(column)\": no such column"
+        case let .typeMismatch(table, column, model, database):
+            "\"\(table)\".\"\(column)\": the database declares \(database), which does not hold the property's \(model)"
+        case let .nullabilityMismatch(table, column, optional):
+            optional
+                ? "\"\(table)\".\"\(column)\": the column is NOT NULL but the property is optional"
+                : "\"\(table)\".\"\(column)\": the column accepts NULL but the property is not optional"
+        }
+    }
+}
+
+/// The database's tables do not match the models' generated schemas; `differences` lists every
+/// difference found, not only the first.
+public struct CRUDSchemaMismatchError: CRUDReportableError, CustomStringConvertible, Sendable {
+    public let differences: [CRUDSchemaDifference]
+    public var isReported = false
+
+    public var description: String {
+        "CRUDSchemaMismatchError: the database does not match the models in \(differences.count) "
+            + (differences.count == 1 ? "place" : "places")
+            + " (add a migration that brings it there, or fix the model):\n"
+            + differences.map { "  - \($0)" }.joined(separator: "\n")
+    }
+}
+
+extension Database {
+    /// Compares the tables of `models` (and of the models they join) with their generated schemas:
+    /// call it at startup, after migrating, so that a model and its table that drifted apart fail
+    /// there, with every difference at once, and not later on some read. Columns the models do not
+    /// have are not differences (a model may read part of a table); their defaults must let inserts
+    /// through.
+    /// - Throws: `CRUDSchemaMismatchError` listing every missing table, missing column, type and
+    ///   nullability mismatch; `CRUDSQLExeError` when the database cannot be read.
+    public func checkSchema(_ models: [any CRUDModel.Type]) throws {
+        try executor.reporting {
+            let differences = try withConnection { connection in
+                var checked: Set<String> = []
+                var differences: [CRUDSchemaDifference] = []
+                var pending = models
+                while let model = pending.popLast() {
+                    let schema = model.crudSchema
+                    guard checked.insert(schema.name).inserted else { continue }
+                    pending.append(contentsOf: schema.relations.map(\.target))
+                    differences += try Self.differences(of: schema, from: connection.columns(ofTable: schema.name), in: connection.dialect)
+                }
+                return differences
+            }
+            guard differences.isEmpty else { throw CRUDSchemaMismatchError(differences: differences) }
+        }
+    }
+
+    /// The differences of one table, in the model's column order.
+    static func differences(of schema: CRUDTableSchema, from existing: [CRUDDatabaseColumn]?,
+                            in dialect: any CRUDDialect) -> [CRUDSchemaDifference] {
+        guard let existing else { return [.missingTable(schema.name)] }
+        let byName = Dictionary(existing.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var differences: [CRUDSchemaDifference] = []
+        for column in schema.columns {
+            guard let found = byName[column.name] else {
+                differences.append(.missingColumn(table: schema.name, column: column.name))
+                continue
+            }
+            if found.typeDiffers(from: column, in: dialect) {
+                differences.append(.typeMismatch(table: schema.name, column: column.name, model: column.type, database: found.declaredType))
+            }
+            if found.nullabilityDiffers(from: column) {
+                differences.append(.nullabilityMismatch(table: schema.name, column: column.name, propertyIsOptional: column.isOptional))
+            }
+        }
+        return differences
+    }
+}
