@@ -20,6 +20,7 @@ public struct PostgresDialect: CRUDDialect {
         case .blob: return "bytea"
         case .date: return "timestamptz"
         case .uuid: return "uuid"
+        case .json: return "jsonb"
         }
     }
 
@@ -59,6 +60,7 @@ public struct PostgresDialect: CRUDDialect {
         case .blob: "'\\x'"
         case .date: "'1970-01-01 00:00:00+00'"
         case .uuid: "'00000000-0000-0000-0000-000000000000'"
+        case .json: "'null'"
         }
     }
 
@@ -79,6 +81,7 @@ public struct PostgresDialect: CRUDDialect {
             return width >= min(needed, 64)
         case .text: return name == "text" || name.hasPrefix("character varying")
         case .date: return name == "timestamp with time zone"
+        case .json: return name == "jsonb" || name == "json"
         default: return name == columnType(type)
         }
     }

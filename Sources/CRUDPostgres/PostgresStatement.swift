@@ -21,6 +21,8 @@ enum TypeOID {
     static let timestamp: Oid = 1114
     static let timestamptz: Oid = 1184
     static let uuid: Oid = 2950
+    static let json: Oid = 114
+    static let jsonb: Oid = 3802
 
     static func isText(_ type: Oid) -> Bool {
         type == text || type == varchar || type == bpchar || type == name || type == unknown
@@ -292,9 +294,15 @@ public final class PostgresStatement: CRUDStatement {
         }
     }
 
+    /// Text, and JSON as text: `json` comes as it is, binary `jsonb` after a version byte (1).
     public func readText(_ column: Int) throws -> String {
-        guard !isNull(column), TypeOID.isText(columnType(column)) else { throw wrongType(column, expected: "text") }
-        return String(decoding: bytes(column), as: UTF8.self)
+        guard !isNull(column) else { throw wrongType(column, expected: "text") }
+        let type = columnType(column)
+        if TypeOID.isText(type) || type == TypeOID.json { return String(decoding: bytes(column), as: UTF8.self) }
+        guard type == TypeOID.jsonb else { throw wrongType(column, expected: "text") }
+        let value = bytes(column)
+        guard value.first == 1 else { throw decodingError(column, "jsonb of an unknown binary version \(value.first.map(String.init) ?? "none")") }
+        return String(decoding: value.dropFirst(), as: UTF8.self)
     }
 
     public func readBlob(_ column: Int) throws -> [UInt8] {

@@ -12,7 +12,7 @@ public struct SQLiteDialect: CRUDDialect {
         switch type {
         case .integer, .bool: "INTEGER"
         case .float, .date: "REAL"
-        case .text, .uuid: "TEXT"
+        case .text, .uuid, .json: "TEXT"
         case .blob: "BLOB"
         }
     }
@@ -47,6 +47,7 @@ public struct SQLiteDialect: CRUDDialect {
         case .text: "''"
         case .blob: "X''"
         case .uuid: "'00000000-0000-0000-0000-000000000000'"
+        case .json: "'null'"
         }
     }
 

@@ -23,6 +23,41 @@ struct DiagnosticTests {
         #expect(found[0].contains("CRUDValue"))
     }
 
+    @Test("JSON columns: a Codable type marked CRUDJSONValue and CRUDJSON<T> are accepted; unmarked ones are errors that say how to mark them")
+    func jsonColumns() {
+        let marked = """
+            struct Address: Codable, CRUDJSONValue { var city: String }
+            struct Point: Codable { var x: Double }
+            extension Point: CRUDJSONValue {}
+            struct Customer: CRUDModel {
+                let id: Int
+                var address: Address
+                var home: Point?
+                var tags: CRUDJSON<[String]>
+                var scores: CRUD.CRUDJSON<[String: Int]>?
+            }
+            """
+        #expect(errors(marked) == [])
+        let unmarked = """
+            struct Address: Codable { var city: String }
+            struct Customer: CRUDModel {
+                let id: Int
+                var address: Address
+                var tags: [String]
+                var scores: [String: Int]
+                var labels: [String]?
+            }
+            """
+        let found = errors(unmarked)
+        #expect(found.count == 4)
+        #expect(found[0].hasPrefix("Model.swift:4:18: error: CRUD cannot store 'Address'"))
+        #expect(found[0].hasSuffix("; to store it as JSON, mark it: 'extension Address: CRUDJSONValue {}'"))
+        #expect(found[1].hasPrefix("Model.swift:5:15: error: CRUD cannot store '[String]'"))
+        #expect(found[1].hasSuffix("; to store it as JSON, write 'CRUDJSON<[String]>'"))
+        #expect(found[2].hasSuffix("; to store it as JSON, write 'CRUDJSON<[String: Int]>'"))
+        #expect(found[3].hasSuffix("; to store the array as JSON, write 'CRUDJSON<[String]>?'"))
+    }
+
     @Test("a relation to a type that is not a model")
     func relationToNonModel() {
         let found = errors("struct Tag { let name: String }\nstruct Post: CRUDModel {\n    let id: Int\n    let tags: [Tag]?\n}")
@@ -94,7 +129,7 @@ struct DiagnosticTests {
     @Test("a model with no columns")
     func noColumns() {
         #expect(errors("struct Empty: CRUDModel {\n    var computed: Int { 1 }\n    static let shared = 1\n}")
-            == ["Model.swift:1:1: error: model 'Empty' has no columns; a table needs at least one stored property of a supported type (Int and UInt of any width, Double, Float, Bool, String, [UInt8], [Int8], Data, Date, UUID, URL, their optionals, or a type conforming to CRUDValue (an enum with one of these raw types works))"])
+            == ["Model.swift:1:1: error: model 'Empty' has no columns; a table needs at least one stored property of a supported type (Int and UInt of any width, Double, Float, Bool, String, [UInt8], [Int8], Data, Date, UUID, URL, their optionals, a type conforming to CRUDValue (an enum with one of these raw types works), or JSON: a Codable type marked CRUDJSONValue, or CRUDJSON<T> around any Codable T)"])
     }
 
     @Test("generic models, private models and hidden setters")

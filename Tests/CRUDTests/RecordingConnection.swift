@@ -12,6 +12,7 @@ struct TestDialect: CRUDDialect {
         case .blob: "BYTES"
         case .date: "TIME"
         case .uuid: "UUID"
+        case .json: "JSON"
         }
     }
 

@@ -12,6 +12,8 @@ public enum CRUDColumnType: Sendable, Hashable, CustomStringConvertible {
     /// A point in time.
     case date
     case uuid
+    /// A `CRUDJSONValue` (a `Codable` type, or `CRUDJSON` around an array or a dictionary) as JSON.
+    case json
 
     public var description: String {
         switch self {
@@ -22,6 +24,7 @@ public enum CRUDColumnType: Sendable, Hashable, CustomStringConvertible {
         case .blob: "bytes"
         case .date: "date"
         case .uuid: "UUID"
+        case .json: "JSON"
         }
     }
 }

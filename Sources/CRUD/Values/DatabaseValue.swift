@@ -45,7 +45,7 @@ public enum CRUDDatabaseValue: Hashable, Sendable {
         case .integer: self = .integer(try row.readInt64(column))
         case .float: self = .real(try row.readDouble(column))
         case .bool: self = .bool(try row.readBool(column))
-        case .text: self = .text(try row.readText(column))
+        case .text, .json: self = .text(try row.readText(column))
         case .blob: self = .blob(try row.readBlob(column))
         case .date: self = .date(try row.readDate(column))
         case .uuid: self = .uuid(try row.readUUID(column))

@@ -356,7 +356,8 @@ struct ModelAnalyzer {
                 return .problem("'\(type.rendered)' looks like a relation, but '\(found)' is not a CRUDModel: mark '\(found)' CRUDModel "
                     + "(a struct with its own table) so joins can fill this property")
             }
-            return .problem("CRUD cannot store '\(type.rendered)': a column holds one value; an optional array is a relation only when its element is a CRUDModel")
+            return .problem("CRUD cannot store '\(type.rendered)': a column holds one value; an optional array is a relation only when its element is a CRUDModel"
+                + "; to store the array as JSON, write 'CRUDJSON<[\(element.rendered)]>?'")
         case let .array(element):
             if SupportedTypes.isBuiltin(resolved) { break }
             if let target = modelName(element, scope: scope, model: model) {
@@ -375,7 +376,9 @@ struct ModelAnalyzer {
             return .problem("CRUD cannot store the double optional '\(type.rendered)': a column is either NULL or a value; use a single optional")
         }
         let builtinType = isOptional ? TypeSyntax.optional(base).rendered : base.rendered
-        if SupportedTypes.isBuiltin(base) { return .column(swiftType: builtinType, isOptional: isOptional, enumNeedingConformance: nil) }
+        if SupportedTypes.isBuiltin(base) || SupportedTypes.isJSONWrapper(base) {
+            return .column(swiftType: builtinType, isOptional: isOptional, enumNeedingConformance: nil)
+        }
         if case let .named(path, arguments) = base, arguments.isEmpty,
            let found = resolve(path.joined(separator: "."), from: scope) {
             // Generated code lives in an extension, which does not see the model's enclosing types
@@ -385,7 +388,7 @@ struct ModelAnalyzer {
                 return .problem("'\(found)' is a model; one model is not stored inside another's row: relate them with a key column "
                     + "and a '[\(found)]?' property filled by a join")
             }
-            if conforms(found, to: "CRUDValue") {
+            if conforms(found, to: "CRUDValue") || conforms(found, to: "CRUDJSONValue") {
                 return .column(swiftType: swiftType, isOptional: isOptional, enumNeedingConformance: nil)
             }
             if let declaration = types[found]?.first?.declaration, declaration.kind == .enum,
@@ -396,7 +399,23 @@ struct ModelAnalyzer {
                   ["Int128", "UInt128"].contains(path[0]) {
             return .problem("CRUD cannot store '\(path[0])': databases keep at most 64-bit integers; use Int64/UInt64, or String for larger values")
         }
-        return .problem("CRUD cannot store '\(type.rendered)'; supported column types are \(SupportedTypes.summary)")
+        return .problem("CRUD cannot store '\(type.rendered)'; supported column types are \(SupportedTypes.summary)"
+            + jsonHint(base, scope: scope))
+    }
+
+    /// How to store `type` as JSON instead, when it looks like JSON would do: a collection, or a
+    /// `Codable` type of the target.
+    private func jsonHint(_ type: TypeSyntax, scope: [String]) -> String {
+        switch type {
+        case .array, .dictionary, .named(["Set"], _):
+            return "; to store it as JSON, write 'CRUDJSON<\(type.rendered)>'"
+        case let .named(path, arguments) where arguments.isEmpty:
+            guard let found = resolve(path.joined(separator: "."), from: scope),
+                  conforms(found, to: "Codable") || (conforms(found, to: "Encodable") && conforms(found, to: "Decodable")) else { return "" }
+            return "; to store it as JSON, mark it: 'extension \(found): CRUDJSONValue {}'"
+        default:
+            return ""
+        }
     }
 
     private static func bareName(_ name: String) -> String {

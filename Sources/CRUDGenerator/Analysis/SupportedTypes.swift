@@ -16,7 +16,14 @@ enum SupportedTypes {
 
     /// The list a diagnostic shows when a type is not one of these.
     static let summary = "Int and UInt of any width, Double, Float, Bool, String, [UInt8], [Int8], Data, Date, UUID, URL, "
-        + "their optionals, or a type conforming to CRUDValue (an enum with one of these raw types works)"
+        + "their optionals, a type conforming to CRUDValue (an enum with one of these raw types works), "
+        + "or JSON: a Codable type marked CRUDJSONValue, or CRUDJSON<T> around any Codable T"
+
+    /// `CRUDJSON<T>`: any `Codable` stored as JSON, which the compiler checks.
+    static func isJSONWrapper(_ type: TypeSyntax) -> Bool {
+        guard case let .named(path, arguments) = type, arguments.count == 1 else { return false }
+        return path == ["CRUDJSON"] || path == ["CRUD", "CRUDJSON"]
+    }
 
     static func isBuiltin(_ type: TypeSyntax) -> Bool {
         switch type {
