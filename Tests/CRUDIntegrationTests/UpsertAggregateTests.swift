@@ -69,4 +69,31 @@ struct UpsertAggregateTests {
         #expect(try await readings.where(\Reading.label == "ä").exists())
         #expect(try await !readings.where(\Reading.label == "z").exists())
     }
+
+    @Test("grouped counts and sums, typed by the columns, after where; NULLs grouped under nil", arguments: Backend.all)
+    func grouped(_ backend: Backend) async throws { try await grouped(backend.open()) }
+
+    func grouped<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
+        let db = Database(configuration: configuration)
+        try await db.create(Pupil.self, policy: [.dropTable, .shallow])
+        let pupils = db.table(Pupil.self)
+        try await pupils.insert([
+            Pupil(id: 1, name: "Ann", nickname: "A"), Pupil(id: 2, name: "Ann", nickname: nil), Pupil(id: 3, name: "Bo", nickname: "A"),
+            Pupil(id: 4, name: "Cy", nickname: nil), Pupil(id: 5, name: "Ann", nickname: "Z"),
+        ])
+        let byName: [String: Int] = try await pupils.count(groupedBy: \.name)
+        #expect(byName == ["Ann": 3, "Bo": 1, "Cy": 1])
+        let byNickname: [String?: Int] = try await pupils.count(groupedBy: \.nickname)
+        #expect(byNickname == ["A": 2, nil: 2, "Z": 1])
+        let idSums: [String: Int] = try await pupils.sum(\.id, groupedBy: \.name)
+        #expect(idSums == ["Ann": 8, "Bo": 3, "Cy": 4])
+        #expect(try await pupils.where(\Pupil.id > 1).sum(\.id, groupedBy: \.name) == ["Ann": 7, "Bo": 3, "Cy": 4])
+        #expect(try await pupils.sum(\.id, groupedBy: \.id) == [1: 1, 2: 2, 3: 3, 4: 4, 5: 5], "a column grouped by itself")
+        #expect(try await pupils.where(\Pupil.id > 100).count(groupedBy: \.name).isEmpty)
+        #expect(try Self.countByName(pupils) == byName, "the synchronous form")
+    }
+
+    static func countByName<C: DatabaseConfigurationProtocol>(_ pupils: Table<Pupil, Database<C>>) throws -> [String: Int] {
+        try pupils.count(groupedBy: \.name)
+    }
 }

@@ -59,27 +59,74 @@ extension SelectAble {
         }
     }
 
+    /// The number of rows for each value of a column (`GROUP BY`): `count(groupedBy: \.color)` is
+    /// `["red": 2, "blue": 1]`. An optional column groups its NULLs under `nil`.
+    /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`; `CRUDDecoderError`.
+    public func count<Key: CRUDValue & Hashable>(groupedBy key: KeyPath<OverAllForm, Key>) throws -> [Key: Int] {
+        try grouped(by: key, "COUNT(*)", of: nil, as: Int.self)
+    }
+
+    /// The sum of a numeric column for each value of another (`GROUP BY`): `sum(\.gears, groupedBy: \.color)`.
+    /// - Throws: as `sum(_:)`.
+    public func sum<Value: CRUDValue & Numeric, Key: CRUDValue & Hashable>(_ keyPath: KeyPath<OverAllForm, Value>,
+                                                                          groupedBy key: KeyPath<OverAllForm, Key>) throws -> [Key: Value] {
+        try grouped(by: key, "SUM", of: keyPath, as: Value.self)
+    }
+
     func aggregate<Result: CRUDValue>(_ function: CRUDAggregate, _ keyPath: AnyKeyPath, as result: Result.Type) throws -> Result? {
         return try executor.reporting {
-            try plan.validate()
-            guard let column = OverAllForm.crudColumnIndex(ofAny: keyPath) else {
-                throw CRUDLogging.logged(CRUDSQLGenError("\(function.rawValue.lowercased()): \(keyPath) names no column of \(OverAllForm.self)"))
-            }
-            let dialect = executor.dialect
-            var builder = SQLBuilder(dialect: dialect)
-            let name = dialect.quote(OverAllForm.crudSchema.columns[column].name)
-            // The type of a sum or mean varies (PostgreSQL sums integers as numeric); the cast gives
-            // the type the result is read as. The smallest and largest keep the column's own.
-            var value = "\(function.rawValue)(crud_rows.\(name))"
-            if function == .sum || function == .avg { value = "CAST(\(value) AS \(dialect.columnType(Result.crudColumnType)))" }
-            let sql = "SELECT \(value) FROM ("
-                + (try logging { try builder.rootQuery(plan, selecting: "t0.\(name)", limit: plan.limit, ordered: false) }) + ") AS crud_rows"
+            let (sql, parameters) = try aggregateQuery(function.rawValue, of: keyPath, groupedBy: nil, as: Result.self)
             return try executor.withSession(.read) { session in
-                try session.withStatement(sql, builder.parameters) { statement in
+                try session.withStatement(sql, parameters) { statement in
                     guard try statement.step() else { throw CRUDSQLExeError("\(function.rawValue) returned no row", sql: sql) }
                     return try Result?(crudRow: statement, column: 0)
                 }
             }
         }
+    }
+
+    func grouped<Key: CRUDValue & Hashable, Result: CRUDValue>(by key: AnyKeyPath, _ function: String, of keyPath: AnyKeyPath?,
+                                                                      as result: Result.Type) throws -> [Key: Result] {
+        return try executor.reporting {
+            let (sql, parameters) = try aggregateQuery(function, of: keyPath, groupedBy: key, as: Result.self)
+            return try executor.withSession(.read) { session in
+                try session.withStatement(sql, parameters) { statement in
+                    var groups: [Key: Result] = [:]
+                    while try statement.step() {
+                        groups[try Key(crudRow: statement, column: 0)] = try Result(crudRow: statement, column: 1)
+                    }
+                    return groups
+                }
+            }
+        }
+    }
+
+    /// `SELECT [key,] function(value) FROM (the query's rows) AS crud_rows [GROUP BY key]`, and its parameters.
+    private func aggregateQuery<Result: CRUDValue>(_ function: String, of keyPath: AnyKeyPath?, groupedBy key: AnyKeyPath?,
+                                                  as result: Result.Type) throws -> (String, [CRUDDatabaseValue]) {
+        try plan.validate()
+        let dialect = executor.dialect
+        let columns = try [key, keyPath].compactMap { $0 }.map { path in
+            guard let column = OverAllForm.crudColumnIndex(ofAny: path) else {
+                throw CRUDLogging.logged(CRUDSQLGenError("\(function.lowercased()): \(path) names no column of \(OverAllForm.self)"))
+            }
+            return dialect.quote(OverAllForm.crudSchema.columns[column].name)
+        }
+        // The inner query names its columns, so that a key and a value of one column do not clash.
+        let selected = columns.enumerated().map { "t0.\($1) AS crud_\($0)" }.joined(separator: ", ")
+        var value = function
+        if keyPath != nil {
+            value = "\(function)(crud_rows.crud_\(columns.count - 1))"
+            // The type of a sum or mean varies (PostgreSQL sums integers as numeric); the cast gives
+            // the type the result is read as. The smallest and largest keep the column's own.
+            if function == CRUDAggregate.sum.rawValue || function == CRUDAggregate.avg.rawValue {
+                value = "CAST(\(value) AS \(dialect.columnType(Result.crudColumnType)))"
+            }
+        }
+        var builder = SQLBuilder(dialect: dialect)
+        let rows = try logging { try builder.rootQuery(plan, selecting: selected, limit: plan.limit, ordered: false) }
+        let grouping = key == nil ? "" : " GROUP BY crud_rows.crud_0"
+        let select = key == nil ? value : "crud_rows.crud_0, \(value)"
+        return ("SELECT \(select) FROM (\(rows)) AS crud_rows\(grouping)", builder.parameters)
     }
 }
