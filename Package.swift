@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "CRUD", targets: ["CRUD"]),
         .library(name: "CRUDSQLite", targets: ["CRUDSQLite"]),
         .library(name: "CRUDPostgres", targets: ["CRUDPostgres"]),
+        .library(name: "CRUDMySQL", targets: ["CRUDMySQL"]),
         .executable(name: "crud-gen", targets: ["crud-gen"]),
         .plugin(name: "CRUDPlugin", targets: ["CRUDPlugin"]),
     ],
@@ -39,10 +40,18 @@ let package = Package(
         ),
         .target(name: "CRUDPostgres", dependencies: ["CRUD", "CLibPQ"]),
 
+        // MySQL and MariaDB driver over the MariaDB Connector/C (which speaks to both servers).
+        .systemLibrary(
+            name: "CMariaDB",
+            pkgConfig: "libmariadb",
+            providers: [.apt(["libmariadb-dev"]), .brew(["mariadb-connector-c"])]
+        ),
+        .target(name: "CRUDMySQL", dependencies: ["CRUD", "CMariaDB"]),
+
         // The demo the README's first command runs.
         .executableTarget(
             name: "crud-demo",
-            dependencies: ["CRUD", "CRUDSQLite", "CRUDPostgres"],
+            dependencies: ["CRUD", "CRUDSQLite", "CRUDPostgres", "CRUDMySQL"],
             plugins: ["CRUDPlugin"]
         ),
 
@@ -73,7 +82,7 @@ let package = Package(
         // The Perfect-CRUD README end to end against real databases.
         .testTarget(
             name: "CRUDIntegrationTests",
-            dependencies: ["CRUD", "CRUDSQLite", "CRUDPostgres", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CRUD", "CRUDSQLite", "CRUDPostgres", "CRUDMySQL", .product(name: "Logging", package: "swift-log")],
             plugins: ["CRUDPlugin"]
         ),
     ]

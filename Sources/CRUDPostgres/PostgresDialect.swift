@@ -9,6 +9,8 @@ import CRUD
 public struct PostgresDialect: CRUDDialect {
     public init() {}
 
+    public var name: String { "PostgreSQL" }
+
     public func columnType(_ type: CRUDColumnType) -> String {
         switch type {
         case let .integer(bits, signed):

@@ -8,6 +8,8 @@ import CRUD
 public struct SQLiteDialect: CRUDDialect {
     public init() {}
 
+    public var name: String { "SQLite" }
+
     public func columnType(_ type: CRUDColumnType) -> String {
         switch type {
         case .integer, .bool: "INTEGER"

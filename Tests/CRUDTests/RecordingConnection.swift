@@ -3,6 +3,8 @@ import Foundation
 
 /// A dialect unlike SQLite's, so tests see that the engine asks the dialect.
 struct TestDialect: CRUDDialect {
+    var name: String { "Test" }
+
     func columnType(_ type: CRUDColumnType) -> String {
         switch type {
         case let .integer(bits, signed): "INT\(bits)\(signed ? "" : "U")"

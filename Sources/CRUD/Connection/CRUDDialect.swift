@@ -43,16 +43,34 @@ public protocol CRUDDialect: Sendable {
     /// `alterTable` compare.
     func declaredType(_ declared: String, holds type: CRUDColumnType) -> Bool
 
+    /// What follows an ordering term of an optional column so that NULLs come first ascending and
+    /// last descending, the order every backend documents: `NULLS FIRST`/`NULLS LAST`, or nothing
+    /// where the database sorts so already (MySQL).
+    func nullOrdering(descending: Bool) -> String
+
+    /// The type a `CAST` converts to, for results read as `type` (a sum, a mean).
+    func castType(_ type: CRUDColumnType) -> String
+
+    /// What follows the column list of `CREATE TABLE` (MySQL's character set and collation).
+    var tableOptions: String { get }
+
+    /// A column in an index's column list (MySQL indexes text by a prefix).
+    func indexColumn(_ quotedName: String, type: CRUDColumnType, unique: Bool) -> String
+
+    /// The database's name for messages: "SQLite", "PostgreSQL", "MySQL".
+    var name: String { get }
+
+    /// Whether schema changes (`CREATE`, `ALTER`, `DROP`) take part in transactions; `false` where
+    /// each one commits the open transaction (MySQL). The default is `true`.
+    var transactionalDDL: Bool { get }
+
     /// Whether `alterTable` rebuilds a table (SQLite, whose `ALTER TABLE` cannot retype a column)
-    /// rather than change its columns in place with the two statements below. The default is `true`.
+    /// rather than change its columns in place with `alterColumn`. The default is `true`.
     var alterTableRebuilds: Bool { get }
 
-    /// The statement that changes a column's type in place, converting its values (and failing on
-    /// a value that does not convert).
-    func alterColumnType(_ column: String, of table: String, to type: String) -> String
-
-    /// The statement that makes a column accept NULL, or refuse it, in place.
-    func alterColumnNullability(_ column: String, of table: String, nullable: Bool) -> String
+    /// The statements that change a column in place to `column`'s type or nullability (or both),
+    /// converting its values and failing on a value that does not convert.
+    func alterColumn(_ column: CRUDColumnSchema, of table: String, typeChanged: Bool, nullabilityChanged: Bool) -> [String]
 }
 
 extension CRUDDialect {
@@ -90,14 +108,28 @@ extension CRUDDialect {
 
     public var alterTableRebuilds: Bool { true }
 
-    /// PostgreSQL's spelling: `ALTER COLUMN … TYPE … USING column::type`.
-    public func alterColumnType(_ column: String, of table: String, to type: String) -> String {
-        "ALTER TABLE \(quote(table)) ALTER COLUMN \(quote(column)) TYPE \(type) USING \(quote(column))::\(type)"
+    public var transactionalDDL: Bool { true }
+
+    public func nullOrdering(descending: Bool) -> String {
+        descending ? " NULLS LAST" : " NULLS FIRST"
     }
 
-    /// PostgreSQL's spelling: `ALTER COLUMN … SET NOT NULL` or `DROP NOT NULL`.
-    public func alterColumnNullability(_ column: String, of table: String, nullable: Bool) -> String {
-        "ALTER TABLE \(quote(table)) ALTER COLUMN \(quote(column)) \(nullable ? "DROP" : "SET") NOT NULL"
+    public func castType(_ type: CRUDColumnType) -> String {
+        columnType(type)
+    }
+
+    public var tableOptions: String { "" }
+
+    public func indexColumn(_ quotedName: String, type: CRUDColumnType, unique: Bool) -> String {
+        quotedName
+    }
+
+    /// PostgreSQL's spelling: `ALTER COLUMN … TYPE … USING column::type`, then `SET`/`DROP NOT NULL`.
+    public func alterColumn(_ column: CRUDColumnSchema, of table: String, typeChanged: Bool, nullabilityChanged: Bool) -> [String] {
+        let prefix = "ALTER TABLE \(quote(table)) ALTER COLUMN \(quote(column.name)) "
+        let type = columnType(column.type)
+        return (typeChanged ? [prefix + "TYPE \(type) USING \(quote(column.name))::\(type)"] : [])
+            + (nullabilityChanged ? [prefix + (column.isOptional ? "DROP" : "SET") + " NOT NULL"] : [])
     }
 
     /// An identifier in double quotes, inner quotes doubled: safe for any table or column name.

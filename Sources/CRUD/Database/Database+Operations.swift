@@ -51,7 +51,7 @@ extension Database {
             key = column
         }
         try executor.withSession(.write) { session in
-            try session.transaction(.default) {
+            try session.schemaChange("create(\(A.self).self)") {
                 var created: Set<ObjectIdentifier> = []
                 try createTable(A.self, primaryKey: key, policy: policy, created: &created, on: session)
             }

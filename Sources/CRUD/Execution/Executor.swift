@@ -150,17 +150,18 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
         }
     }
 
-    /// Runs `body` in a transaction whose foreign keys are off until it ends and checked before it
-    /// commits (`CRUDConnection.withForeignKeysOff`), for steps that rebuild tables. Inside a
-    /// transaction already, `body` runs in a savepoint of it, with the enforcement as it is.
-    func transactionWithForeignKeysOff<T>(_ body: (Session) throws -> T) throws -> T {
-        if let bound = boundSession() { return try bound.locked { try bound.transaction(.default) { try body(bound) } } }
+    /// Runs `body`, which changes the schema, in a transaction whose foreign keys are off until it
+    /// ends and checked before it commits (`CRUDConnection.withForeignKeysOff`), for steps that
+    /// rebuild tables. Inside a transaction already, `body` runs in a savepoint of it, with the
+    /// enforcement as it is. Where DDL is not transactional (MySQL), see `CRUDSession.schemaChange`.
+    func schemaTransaction<T>(_ operation: String, _ body: (Session) throws -> T) throws -> T {
+        if let bound = boundSession() { return try bound.locked { try bound.schemaChange(operation) { try body(bound) } } }
         let session = typed(try pool.lease(.write))
         defer { pool.giveBack(session) }
         return try session.locked {
             try CRUDBindings.$current.withValue(binding(session)) {
                 try session.connection.withForeignKeysOff {
-                    try session.transaction(.default) {
+                    try session.schemaChange(operation) {
                         let result = try body(session)
                         try session.connection.checkForeignKeys()
                         return result

@@ -223,6 +223,22 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
         }
     }
 
+    /// Runs the schema changes `body` makes (`CREATE`, `ALTER`, `DROP`): where the database's DDL
+    /// is transactional, in a transaction of their own so that they all happen or none (`single`
+    /// skips it for one statement); where every DDL statement commits the open transaction (MySQL),
+    /// outside any, and inside one it refuses, as the statement would commit the caller's open work.
+    /// - Throws: `CRUDSQLGenError` naming `operation` for a schema change inside a transaction on
+    ///   MySQL; what `body` throws.
+    func schemaChange<T>(_ operation: String, single: Bool = false, _ body: () throws -> T) throws -> T {
+        if dialect.transactionalDDL { return single ? try body() : try transaction(.default, body) }
+        guard transactionDepth == 0 else {
+            throw CRUDLogging.logged(CRUDSQLGenError("\(operation): \(dialect.name) commits the open transaction at every schema change "
+                + "(CREATE, ALTER, DROP), so it cannot run inside a transaction, where it would commit the work before it; "
+                + "call it outside the transaction"))
+        }
+        return try body()
+    }
+
     /// Opens a transaction, or a savepoint inside one.
     func begin(_ mode: TransactionMode) throws {
         let depth = transactionDepth

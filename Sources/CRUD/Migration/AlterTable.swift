@@ -32,7 +32,7 @@ extension Database {
             key = column
         }
         try executor.reporting {
-            try executor.transactionWithForeignKeysOff { session in
+            try executor.schemaTransaction("alterTable(\(A.self).self)") { session in
                 let schema = A.crudSchema
                 guard let existing = try logging({ try session.connection.columns(ofTable: schema.name) }) else {
                     throw CRUDLogging.logged(CRUDSQLGenError("alterTable: the table \"\(schema.name)\" of \(A.self) does not exist; create it with create(\(A.self).self)"))
@@ -62,11 +62,11 @@ extension Database {
                 try session.run(builder.addColumn(column, to: schema.name))
                 continue
             }
-            if source.typeDiffers(from: column, in: dialect) {
-                try session.run(dialect.alterColumnType(column.name, of: schema.name, to: dialect.columnType(column.type)))
-            }
-            if source.nullabilityDiffers(from: column) {
-                try session.run(dialect.alterColumnNullability(column.name, of: schema.name, nullable: column.isOptional))
+            let typeChanged = source.typeDiffers(from: column, in: dialect)
+            let nullabilityChanged = source.nullabilityDiffers(from: column)
+            guard typeChanged || nullabilityChanged else { continue }
+            for sql in dialect.alterColumn(column, of: schema.name, typeChanged: typeChanged, nullabilityChanged: nullabilityChanged) {
+                try session.run(sql)
             }
         }
         let existing = try logging { try session.connection.constraintNames(ofTable: schema.name) }

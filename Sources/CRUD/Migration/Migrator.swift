@@ -54,7 +54,7 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
             }
             var appliedNow: [String] = []
             for (position, entry) in steps.enumerated().dropFirst(done.count) {
-                let ran = try db.executor.transactionWithForeignKeysOff { _ throws -> Bool in
+                let ran = try db.executor.schemaTransaction("migration \"\(entry.name)\"") { _ throws -> Bool in
                     // Another process may have applied it since the list above was read.
                     guard try !db.table(CRUDAppliedMigration.self).where(\CRUDAppliedMigration.name == entry.name).exists() else {
                         return false

@@ -120,7 +120,7 @@ extension SelectAble {
             // The type of a sum or mean varies (PostgreSQL sums integers as numeric); the cast gives
             // the type the result is read as. The smallest and largest keep the column's own.
             if function == CRUDAggregate.sum.rawValue || function == CRUDAggregate.avg.rawValue {
-                value = "CAST(\(value) AS \(dialect.columnType(Result.crudColumnType)))"
+                value = "CAST(\(value) AS \(dialect.castType(Result.crudColumnType)))"
             }
         }
         var builder = SQLBuilder(dialect: dialect)

@@ -170,7 +170,7 @@ struct SQLBuilder {
             let column = schema.columns[term.column]
             var text = qualified(alias, column.name) + (term.descending ? " DESC" : " ASC")
             // One NULL order on every backend: first when ascending, last when descending.
-            if column.isOptional { text += term.descending ? " NULLS LAST" : " NULLS FIRST" }
+            if column.isOptional { text += dialect.nullOrdering(descending: term.descending) }
             return text
         }
         return " ORDER BY " + terms.joined(separator: ", ")
@@ -288,6 +288,7 @@ struct SQLBuilder {
             columnDefinition(column, isPrimaryKey: index == primaryKey)
         }
         return "CREATE TABLE \(ifNotExists ? "IF NOT EXISTS " : "")\(quote(schema.name)) (\((columns + constraints).joined(separator: ", ")))"
+            + dialect.tableOptions
     }
 
     func columnDefinition(_ column: CRUDColumnSchema, isPrimaryKey: Bool) -> String {
@@ -316,6 +317,7 @@ struct SQLBuilder {
     func createIndex(on schema: CRUDTableSchema, columns: [Int], unique: Bool) -> String {
         let names = columns.map { schema.columns[$0].name }
         let indexName = "index_" + schema.name + "_" + names.joined(separator: "_")
-        return "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(quote(indexName)) ON \(quote(schema.name)) (\(names.map(quote).joined(separator: ", ")))"
+        let list = columns.map { dialect.indexColumn(quote(schema.columns[$0].name), type: schema.columns[$0].type, unique: unique) }
+        return "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(quote(indexName)) ON \(quote(schema.name)) (\(list.joined(separator: ", ")))"
     }
 }

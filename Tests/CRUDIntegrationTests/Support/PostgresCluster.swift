@@ -33,7 +33,7 @@ struct PostgresCluster: Sendable {
         let data = directory.appending(path: "data")
         let stop = command(binaries.appending(path: "pg_ctl"), ["-D", data.path, "-m", "fast", "-w", "stop"], asPostgres: asPostgres)
         let cleanUp = "[ -f \(shellQuoted(data.appending(path: "postmaster.pid").path)) ] && \(stop.map(shellQuoted).joined(separator: " ")) >/dev/null 2>&1; rm -rf \(shellQuoted(directory.path))"
-        var cluster = PostgresCluster(binaries: binaries, directory: directory, port: try freePort(), asPostgres: asPostgres,
+        var cluster = PostgresCluster(binaries: binaries, directory: directory, port: try LoopbackPort.free(), asPostgres: asPostgres,
                                       reaperKey: TestResourceReaper.shared.register(cleanUp: cleanUp))
         do {
             let passwordFile = directory.appending(path: "password")
@@ -47,7 +47,7 @@ struct PostgresCluster: Sendable {
                     try cluster.control("start")
                     break
                 } catch let error as PostgresUnavailable where attempt < 5 && error.description.contains("Address already in use") {
-                    cluster = PostgresCluster(binaries: binaries, directory: directory, port: try freePort(), asPostgres: asPostgres,
+                    cluster = PostgresCluster(binaries: binaries, directory: directory, port: try LoopbackPort.free(), asPostgres: asPostgres,
                                               reaperKey: cluster.reaperKey)
                 }
             }
@@ -101,29 +101,5 @@ struct PostgresCluster: Sendable {
         candidates += ["/usr/local/bin", "/opt/homebrew/bin", "/usr/bin"].map { URL(fileURLWithPath: $0) }
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.appending(path: "pg_ctl").path)
             && FileManager.default.isExecutableFile(atPath: $0.appending(path: "initdb").path) }
-    }
-
-    /// A port no process listens on, below the kernel's ephemeral range (32768 and up on Linux), so
-    /// that no client socket of the tests can take it while the server restarts.
-    private static func freePort() throws -> Int {
-        var generator = SystemRandomNumberGenerator()
-        for _ in 0 ..< 100 {
-            let port = Int.random(in: 20_000 ..< 32_000, using: &generator)
-            if canBind(port) { return port }
-        }
-        throw PostgresUnavailable(description: "cannot find a free port between 20000 and 32000")
-    }
-
-    private static func canBind(_ port: Int) -> Bool {
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { return false }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
     }
 }

@@ -1,0 +1,181 @@
+import CMariaDB
+import CRUD
+import Foundation
+
+/// One Connector/C connection with its prepared statements.
+///
+/// The session is set up so that SQL reads as on the other backends: `ANSI_QUOTES` (identifiers in
+/// double quotes, which the engine's shared quoting writes), strict mode (a value that does not
+/// fit is an error, not a warning), `NO_BACKSLASH_ESCAPES` (a backslash in a literal is itself),
+/// `NO_AUTO_VALUE_ON_ZERO` (an id 0 is stored as 0), UTC as the time zone, utf8mb4 with a binary
+/// collation that does not pad. Affected-row counts are rows matched, as elsewhere.
+public final class MySQLConnection: CRUDConnection {
+    public typealias Statement = MySQLStatement
+
+    static let cacheCapacity = 256
+
+    private(set) var handle: UnsafeMutablePointer<MYSQL>
+    public let dialect: any CRUDDialect = MySQLDialect()
+    private var cache = CRUDStatementCache<MySQLStatement>(capacity: cacheCapacity)
+    private let options: MySQLConnectOptions
+    private var lost = false
+    /// The id of the last insert a statement of this connection made, 0 for none.
+    private var lastInsert: UInt64 = 0
+    /// What the connection points at, for messages: `database "x" at host:port`.
+    public let target: String
+
+    static let sessionSetup = [
+        "SET SESSION sql_mode = 'ANSI_QUOTES,STRICT_ALL_TABLES,NO_BACKSLASH_ESCAPES,NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION'",
+        "SET SESSION time_zone = '+00:00'",
+        "SET NAMES utf8mb4 COLLATE utf8mb4_nopad_bin",
+    ]
+
+    init(options: MySQLConnectOptions) throws {
+        self.options = options
+        target = options.description
+        guard let handle = mysql_init(nil) else { throw CRUDSQLExeError("cannot connect to MySQL \(options): out of memory") }
+        self.handle = handle
+        // Should it throw, deinit closes the handle.
+        try connect()
+    }
+
+    deinit {
+        _ = cache.removeAll()
+        mysql_close(handle)
+    }
+
+    private func connect() throws {
+        var timeout = UInt32(options.connectTimeout)
+        _ = mysql_options(handle, MYSQL_OPT_CONNECT_TIMEOUT, &timeout)
+        _ = mysql_options(handle, MYSQL_SET_CHARSET_NAME, "utf8mb4")
+        let flags = UInt(CLIENT_FOUND_ROWS) | UInt(CLIENT_MULTI_STATEMENTS)
+        guard mysql_real_connect(handle, options.host, options.username, options.password, options.database,
+                                 UInt32(options.port ?? 0), options.socket, flags) != nil else {
+            let number = mysql_errno(handle)
+            let message = String(cString: mysql_error(handle))
+            throw CRUDSQLExeError("cannot connect to MySQL \(options): \(message) (error \(number))",
+                                  code: String(number), databaseMessage: message, kind: .other)
+        }
+        for setting in Self.sessionSetup { try execute(setting) }
+        lost = false
+    }
+
+    // MARK: - Errors
+
+    /// The error of a failed statement call: error number, SQLSTATE, message, the SQL.
+    func error(statement: UnsafeMutablePointer<MYSQL_STMT>, sql: String?) -> CRUDSQLExeError {
+        error(number: mysql_stmt_errno(statement), state: String(cString: mysql_stmt_sqlstate(statement)),
+              message: String(cString: mysql_stmt_error(statement)), sql: sql)
+    }
+
+    /// The error of a failed connection call.
+    func connectionError(sql: String?) -> CRUDSQLExeError {
+        error(number: mysql_errno(handle), state: String(cString: mysql_sqlstate(handle)), message: String(cString: mysql_error(handle)), sql: sql)
+    }
+
+    private func error(number: UInt32, state: String, message: String, sql: String?) -> CRUDSQLExeError {
+        if [CR_SERVER_GONE_ERROR, CR_SERVER_LOST, CR_CONNECTION_ERROR, CR_CONN_HOST_ERROR].map(UInt32.init).contains(number)
+            || number == UInt32(ER_CONNECTION_KILLED) || number == UInt32(ER_SERVER_SHUTDOWN) {
+            lost = true
+            return CRUDSQLExeError("lost the connection to MySQL \(target): \(message) (error \(number)); the next call reconnects",
+                                   sql: sql, code: String(number), databaseMessage: message, kind: .other)
+        }
+        let violation = MySQLViolation(number: number, message: message)
+        return CRUDSQLExeError("MySQL error \(number) (SQLSTATE \(state)) on \(target): \(message)", sql: sql, code: String(number),
+                               databaseMessage: message, kind: violation.kind, constraint: violation.constraint, table: violation.table)
+    }
+
+    // MARK: - CRUDConnection
+
+    public var isUsable: Bool { !lost }
+
+    /// Connects again after the connection was lost; prepared statements died with the old session.
+    public func reconnect() throws {
+        _ = cache.removeAll()
+        mysql_close(handle)
+        guard let fresh = mysql_init(nil) else { throw CRUDSQLExeError("cannot reconnect to MySQL \(target): out of memory") }
+        handle = fresh
+        try connect()
+    }
+
+    public var transactionStatus: CRUDTransactionStatus {
+        if lost { return .none }
+        return handle.pointee.server_status & UInt32(SERVER_STATUS_IN_TRANS) != 0 ? .open : .none
+    }
+
+    public func prepare(_ sql: String) throws -> MySQLStatement {
+        try ensureConnected()
+        if let cached = cache.checkOut(sql) { return cached }
+        let statement = try MySQLStatement(connection: self, sql: sql)
+        _ = cache.add(statement, for: sql)
+        return statement
+    }
+
+    /// Called by a statement that ran an insert which produced an `AUTO_INCREMENT` value.
+    func noteInsert(_ id: UInt64) {
+        lastInsert = id
+    }
+
+    public func release(_ statement: MySQLStatement) {
+        statement.clear()
+        _ = cache.checkIn(statement)
+    }
+
+    /// Runs text-protocol SQL, possibly several statements, and reads every result.
+    public func execute(_ sql: String) throws {
+        try ensureConnected()
+        let utf8 = Array(sql.utf8)
+        guard mysql_real_query(handle, utf8, UInt(utf8.count)) == 0 else { throw connectionError(sql: sql) }
+        while true {
+            if let result = mysql_store_result(handle) {
+                mysql_free_result(result)
+            } else if mysql_field_count(handle) != 0 {
+                throw connectionError(sql: sql)
+            }
+            let next = mysql_next_result(handle)
+            if next > 0 { throw connectionError(sql: sql) }
+            if next < 0 { return }
+        }
+    }
+
+    /// The `AUTO_INCREMENT` value of this connection's last insert, `nil` when it made none.
+    public func lastInsertId() throws -> Int? {
+        lastInsert == 0 ? nil : Int(truncatingIfNeeded: lastInsert)
+    }
+
+    /// The same as MySQL reports it, unsigned: Perfect-CRUD's `lastInsertId() -> UInt64?`.
+    public func lastInsertIdUnsigned() -> UInt64? {
+        lastInsert == 0 ? nil : lastInsert
+    }
+
+    private func ensureConnected() throws {
+        guard lost else { return }
+        throw CRUDSQLExeError("lost the connection to MySQL \(target); the next call outside a transaction reconnects", code: "2006")
+    }
+
+    public func columns(ofTable table: String) throws -> [CRUDDatabaseColumn]? {
+        let statement = try prepare("""
+            SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE = 'YES', COLUMN_KEY = 'PRI' FROM information_schema.COLUMNS
+            WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION
+            """)
+        defer { release(statement) }
+        try statement.bindText(table, at: 0)
+        var columns: [CRUDDatabaseColumn] = []
+        while try statement.step() {
+            columns.append(CRUDDatabaseColumn(name: try statement.readText(0), declaredType: try statement.readText(1),
+                                              isNullable: try statement.readInt64(2) != 0, isPrimaryKey: try statement.readInt64(3) != 0))
+        }
+        return columns.isEmpty ? nil : columns
+    }
+
+    public func constraintNames(ofTable table: String) throws -> Set<String> {
+        let statement = try prepare("""
+            SELECT CONSTRAINT_NAME FROM information_schema.TABLE_CONSTRAINTS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?
+            """)
+        defer { release(statement) }
+        try statement.bindText(table, at: 0)
+        var names: Set<String> = []
+        while try statement.step() { names.insert(try statement.readText(0)) }
+        return names
+    }
+}

@@ -1,0 +1,96 @@
+import CRUD
+import Foundation
+
+/// Connects to a MySQL or MariaDB server, as Perfect-CRUD's README shows:
+/// `Database(configuration: try MySQLDatabaseConfiguration(database: "app", host: "localhost",
+/// username: "user", password: "pw"))`, or by URL, or by socket path.
+///
+/// Connections come from a pool, as PostgreSQL's do; one broken by a server restart is replaced.
+public final class MySQLDatabaseConfiguration: DatabaseConfigurationProtocol {
+    public let executor: CRUDExecutor<MySQLConnection>
+    /// What the first connection reached: `database "app" at host:port`.
+    public let target: String
+
+    /// Connects over TCP (or, with `host` "localhost" and no port, the server's default socket).
+    /// - Parameter connectTimeout: seconds to wait for the server before giving up.
+    /// - Throws: `CRUDSQLExeError` naming the server and saying what failed (refused, unknown host,
+    ///   wrong password, missing database, timeout), with MySQL's error number as `code`.
+    public convenience init(database: String, host: String, port: Int? = nil, username: String? = nil,
+                            password: String? = nil, connectTimeout: Int = 10, pool: MySQLPoolOptions = .init()) throws {
+        try self.init(options: MySQLConnectOptions(host: host, port: port, socket: nil, username: username, password: password,
+                                                   database: database, connectTimeout: connectTimeout), pool: pool)
+    }
+
+    /// Connects through the server's Unix socket.
+    /// - Throws: `CRUDSQLExeError`, as above.
+    public convenience init(database: String, socket: String, username: String? = nil, password: String? = nil,
+                            connectTimeout: Int = 10, pool: MySQLPoolOptions = .init()) throws {
+        try self.init(options: MySQLConnectOptions(host: "localhost", port: nil, socket: socket, username: username, password: password,
+                                                   database: database, connectTimeout: connectTimeout), pool: pool)
+    }
+
+    /// Connects with a URL: `mysql://user:password@host:port/database`, or with the socket as a
+    /// query item: `mysql://user@localhost/database?socket=/run/mysqld/mysqld.sock`.
+    /// - Throws: `CRUDSQLGenError` for a URL that is not of this form; `CRUDSQLExeError`, as above.
+    public convenience init(url: String, connectTimeout: Int = 10, pool: MySQLPoolOptions = .init()) throws {
+        guard let components = URLComponents(string: url), ["mysql", "mariadb"].contains(components.scheme ?? ""),
+              let host = components.host, !host.isEmpty else {
+            throw CRUDSQLGenError("not a MySQL URL (mysql://user:password@host:port/database): \(MySQLConnectOptions.redacted(url))")
+        }
+        let database = String(components.path.drop(while: { $0 == "/" }))
+        guard !database.isEmpty else { throw CRUDSQLGenError("the MySQL URL names no database: \(MySQLConnectOptions.redacted(url))") }
+        let socket = components.queryItems?.first { $0.name == "socket" }?.value
+        try self.init(options: MySQLConnectOptions(host: host, port: components.port, socket: socket, username: components.user,
+                                                   password: components.password, database: database, connectTimeout: connectTimeout),
+                      pool: pool)
+    }
+
+    init(options: MySQLConnectOptions, pool: MySQLPoolOptions) throws {
+        let first = try MySQLConnection(options: options)
+        target = first.target
+        executor = try CRUDExecutor(
+            layout: .interchangeable(minimum: pool.minimumConnections, maximum: max(1, pool.maximumConnections)),
+            first: first, timeout: pool.timeout, describe: "MySQL \(first.target)"
+        ) { _ in
+            try MySQLConnection(options: options)
+        }
+    }
+}
+
+/// The size of a MySQL connection pool and how long a caller waits for a free connection.
+public struct MySQLPoolOptions: Sendable {
+    /// Connections kept open even when idle (the first one is opened at once).
+    public var minimumConnections: Int
+    /// The most connections open at once.
+    public var maximumConnections: Int
+    /// How long a caller waits for a free connection before `CRUDSQLExeError`.
+    public var timeout: Duration
+
+    public init(minimumConnections: Int = 1, maximumConnections: Int = 8, timeout: Duration = .seconds(10)) {
+        self.minimumConnections = minimumConnections
+        self.maximumConnections = maximumConnections
+        self.timeout = timeout
+    }
+}
+
+/// Where and how a connection connects.
+struct MySQLConnectOptions: Sendable, CustomStringConvertible {
+    let host: String
+    let port: Int?
+    let socket: String?
+    let username: String?
+    let password: String?
+    let database: String
+    let connectTimeout: Int
+
+    var description: String {
+        "database \"\(database)\" at " + (socket.map { "socket \($0)" } ?? "\(host):\(port.map(String.init) ?? "3306")")
+    }
+
+    /// A URL with its password hidden.
+    static func redacted(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "***"
+        return components.string ?? url
+    }
+}

@@ -1,0 +1,145 @@
+import CRUD
+
+/// MySQL's and MariaDB's SQL, on a session in `ANSI_QUOTES` mode (see `MySQLConnection`): so
+/// identifiers take the double quotes the engine writes for every backend.
+public struct MySQLDialect: CRUDDialect {
+    public init() {}
+
+    public var name: String { "MySQL" }
+
+    /// Every schema change commits the open transaction.
+    public var transactionalDDL: Bool { false }
+
+    /// `LONGTEXT`/`LONGBLOB` hold what `TEXT`/`BLOB` hold elsewhere (up to 4 GB); `DATETIME(6)` in
+    /// UTC keeps microseconds and no zone; a UUID is `BINARY(16)`: 16 bytes, compared and indexed
+    /// as bytes, where `CHAR(36)` would take 36 and compare as text. `JSON` is MySQL's JSON type,
+    /// and in MariaDB `LONGTEXT` with a `json_valid` check: invalid JSON is refused on both.
+    public func columnType(_ type: CRUDColumnType) -> String {
+        switch type {
+        case let .integer(bits, signed):
+            let name = bits <= 8 ? "TINYINT" : bits <= 16 ? "SMALLINT" : bits <= 32 ? "INT" : "BIGINT"
+            return signed ? name : name + " UNSIGNED"
+        case let .float(bits): return bits <= 32 ? "FLOAT" : "DOUBLE"
+        case .bool: return "BOOLEAN"
+        case .text: return "LONGTEXT"
+        case .blob: return "LONGBLOB"
+        case .date: return "DATETIME(6)"
+        case .uuid: return "BINARY(16)"
+        case .json: return "JSON"
+        }
+    }
+
+    /// An integer key is assigned by `AUTO_INCREMENT`; a text key is `VARCHAR(255)`, since MySQL
+    /// keys no `LONGTEXT`.
+    public func primaryKeyColumnType(_ type: CRUDColumnType) -> String {
+        switch type {
+        case .integer: columnType(type) + " AUTO_INCREMENT"
+        case .text: "VARCHAR(255)"
+        default: columnType(type)
+        }
+    }
+
+    /// Connector/C's placeholders are positional: the engine binds in the order it writes them.
+    public func placeholder(_ position: Int) -> String {
+        "?"
+    }
+
+    /// MySQL needs a `LIMIT` before an `OFFSET`: the largest one stands for none.
+    public func limitClause(max: String?, skip: String?) -> String {
+        "LIMIT \(max ?? "18446744073709551615")" + (skip.map { " OFFSET \($0)" } ?? "")
+    }
+
+    public func beginTransaction(_ mode: TransactionMode) throws -> String {
+        switch mode {
+        case .default: return "START TRANSACTION"
+        case let .isolation(level, readOnly):
+            return "SET TRANSACTION ISOLATION LEVEL \(level.rawValue); START TRANSACTION" + (readOnly ? " READ ONLY" : "")
+        case .deferred, .immediate, .exclusive:
+            throw CRUDSQLGenError("transaction(\(mode)): MySQL has no such locking mode (it is SQLite's); "
+                + "use .default or .isolation(_:readOnly:)")
+        }
+    }
+
+    public func zeroValue(_ type: CRUDColumnType) -> String {
+        switch type {
+        case .integer, .float, .bool: "0"
+        case .text: "''"
+        case .blob: "X''"
+        case .date: "'1970-01-01 00:00:00'"
+        case .uuid: "X'00000000000000000000000000000000'"
+        case .json: "'null'"
+        }
+    }
+
+    /// `length` counts characters (`CHAR_LENGTH`; MySQL's `LENGTH` counts bytes).
+    public func function(_ function: CRUDSQLFunction, _ argument: String) -> String {
+        switch function {
+        case .lower, .caseInsensitive: "lower(\(argument))"
+        case .upper: "upper(\(argument))"
+        case .length: "CHAR_LENGTH(\(argument))"
+        case .trim: "trim(\(argument))"
+        }
+    }
+
+    public func rowsPerInsert(columns: Int) -> Int {
+        max(1, min(1_000, 65_535 / max(columns, 1)))
+    }
+
+    /// `ON DUPLICATE KEY UPDATE`: MySQL takes no conflict target (any unique key conflicts), and
+    /// "do nothing" is an update of the first target column to itself.
+    public func upsertClause(target: [String], update: [String]) -> String {
+        let assignments = update.isEmpty ? ["\(target[0]) = \(target[0])"] : update.map { "\($0) = VALUES(\($0))" }
+        return " ON DUPLICATE KEY UPDATE " + assignments.joined(separator: ", ")
+    }
+
+    /// MySQL sorts NULLs first ascending and last descending, as the other backends are made to.
+    public func nullOrdering(descending: Bool) -> String {
+        ""
+    }
+
+    public func castType(_ type: CRUDColumnType) -> String {
+        switch type {
+        case let .integer(_, signed): signed ? "SIGNED" : "UNSIGNED"
+        case .float: "DOUBLE"
+        default: columnType(type)
+        }
+    }
+
+    /// utf8mb4 with a binary collation that does not pad: `=` and `LIKE` are case-sensitive and
+    /// `'a' = 'a '` is false, as on SQLite and PostgreSQL.
+    public var tableOptions: String { " DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin" }
+
+    /// A plain index on text covers its first 255 characters; a unique one covers it whole (MariaDB
+    /// keeps a hash for long unique keys).
+    public func indexColumn(_ quotedName: String, type: CRUDColumnType, unique: Bool) -> String {
+        switch type {
+        case .text where !unique, .blob where !unique, .json where !unique: "\(quotedName)(255)"
+        default: quotedName
+        }
+    }
+
+    public func declaredType(_ declared: String, holds type: CRUDColumnType) -> Bool {
+        let name = declared.lowercased()
+        let base = name.split(separator: "(").first.map(String.init) ?? name
+        let unsigned = name.hasSuffix(" unsigned")
+        switch type {
+        case let .integer(bits, signed):
+            let width = ["tinyint": 8, "smallint": 16, "mediumint": 24, "int": 32, "bigint": 64][base] ?? 0
+            return width >= bits && (signed ? !unsigned || width > bits : true)
+        case let .float(bits): return base == "double" || (bits <= 32 && base == "float")
+        case .bool: return name.hasPrefix("tinyint(1)")
+        case .text: return ["longtext", "mediumtext", "text", "varchar", "char", "tinytext"].contains(base)
+        case .blob: return ["longblob", "mediumblob", "blob", "varbinary", "binary", "tinyblob"].contains(base)
+        case .date: return name == "datetime(6)" || name == "timestamp(6)"
+        case .uuid: return name == "binary(16)" || name == "char(36)"
+        case .json: return base == "json" || base == "longtext"
+        }
+    }
+
+    public var alterTableRebuilds: Bool { false }
+
+    /// `MODIFY COLUMN` with the whole new definition: type and nullability at once.
+    public func alterColumn(_ column: CRUDColumnSchema, of table: String, typeChanged: Bool, nullabilityChanged: Bool) -> [String] {
+        ["ALTER TABLE \(quote(table)) MODIFY COLUMN \(quote(column.name)) \(columnType(column.type))\(column.isOptional ? " NULL" : " NOT NULL")"]
+    }
+}

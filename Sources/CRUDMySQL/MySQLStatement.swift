@@ -1,0 +1,276 @@
+import CMariaDB
+import CRUD
+import Foundation
+
+/// A server-side prepared statement (`mysql_stmt_*`): parameters travel in the binary protocol
+/// and rows come back in it, buffered on the client as libpq does. Each read checks the column's
+/// type, so nothing is converted silently.
+public final class MySQLStatement: CRUDStatement {
+    private unowned let connection: MySQLConnection
+    let handle: UnsafeMutablePointer<MYSQL_STMT>
+    public let sql: String
+
+    private let parameters: MySQLBindings
+    private let results: MySQLBindings
+    /// The result's columns as the server describes them; empty for a statement without rows.
+    private let fields: UnsafeMutablePointer<MYSQL_FIELD>?
+    private let metadata: UnsafeMutablePointer<MYSQL_RES>?
+    private var executed = false
+    private var affected = 0
+
+    init(connection: MySQLConnection, sql: String) throws {
+        self.connection = connection
+        self.sql = sql
+        guard let handle = mysql_stmt_init(connection.handle) else {
+            throw CRUDSQLExeError("MySQL: out of memory preparing a statement", sql: sql)
+        }
+        self.handle = handle
+        let utf8 = Array(sql.utf8)
+        guard mysql_stmt_prepare(handle, utf8, UInt(utf8.count)) == 0 else {
+            let error = connection.error(statement: handle, sql: sql)
+            mysql_stmt_close(handle)
+            throw error
+        }
+        parameters = MySQLBindings(count: Int(mysql_stmt_param_count(handle)))
+        metadata = mysql_stmt_result_metadata(handle)
+        let fieldCount = metadata.map { Int(mysql_num_fields($0)) } ?? 0
+        fields = metadata.flatMap { mysql_fetch_fields($0) }
+        results = MySQLBindings(count: fieldCount)
+        for column in 0 ..< fieldCount {
+            results.prepareResult(column, for: fields![column])
+        }
+    }
+
+    deinit {
+        if let metadata { mysql_free_result(metadata) }
+        mysql_stmt_close(handle)
+    }
+
+    /// Back to no parameters and no result, ready for the next user.
+    func clear() {
+        if executed { mysql_stmt_free_result(handle) }
+        executed = false
+        affected = 0
+        parameters.clearParameters()
+    }
+
+    // MARK: - Running
+
+    public func step() throws -> Bool {
+        if !executed { try execute() }
+        guard results.count > 0 else { return false }
+        switch mysql_stmt_fetch(handle) {
+        case 0:
+            return true
+        case MYSQL_NO_DATA:
+            return false
+        case MYSQL_DATA_TRUNCATED:
+            try fetchTruncated()
+            return true
+        default:
+            throw connection.error(statement: handle, sql: sql)
+        }
+    }
+
+    private func execute() throws {
+        if parameters.count > 0 {
+            if let unset = parameters.firstUnset {
+                throw CRUDEncoderError("parameter \(unset + 1) of a MySQL statement has no value bound (\(sql))")
+            }
+            guard mysql_stmt_bind_param(handle, parameters.binds) == 0 else { throw connection.error(statement: handle, sql: sql) }
+        }
+        guard mysql_stmt_execute(handle) == 0 else { throw connection.error(statement: handle, sql: sql) }
+        executed = true
+        let inserted = mysql_stmt_insert_id(handle)
+        if inserted != 0 { connection.noteInsert(inserted) }
+        if results.count == 0 {
+            affected = Int(truncatingIfNeeded: mysql_stmt_affected_rows(handle))
+            return
+        }
+        guard mysql_stmt_store_result(handle) == 0, mysql_stmt_bind_result(handle, results.binds) == 0 else {
+            throw connection.error(statement: handle, sql: sql)
+        }
+    }
+
+    /// A text or bytes value longer than its buffer: the buffer grows, and the value is fetched
+    /// again whole.
+    private func fetchTruncated() throws {
+        var grew = false
+        for column in 0 ..< results.count where results.needsLargerBuffer(column) {
+            results.grow(column)
+            grew = true
+            guard mysql_stmt_fetch_column(handle, results.binds + column, UInt32(column), 0) == 0 else {
+                throw connection.error(statement: handle, sql: sql)
+            }
+        }
+        if grew { _ = mysql_stmt_bind_result(handle, results.binds) }
+    }
+
+    public func reset() throws {
+        clear()
+    }
+
+    public var changedRows: Int { affected }
+
+    public var resultColumnCount: Int { results.count }
+
+    public func resultColumnName(_ column: Int) -> String {
+        guard let fields, column < results.count else { return "" }
+        return String(cString: fields[column].name)
+    }
+
+    // MARK: - Binding
+
+    public func bindNull(at position: Int) throws {
+        try parameters.set(checked(position), type: MYSQL_TYPE_NULL) { _ in 0 }
+    }
+
+    public func bindInt64(_ value: Int64, at position: Int) throws {
+        try parameters.set(checked(position), type: MYSQL_TYPE_LONGLONG) { $0.storeBytes(of: value, as: Int64.self); return 8 }
+    }
+
+    public func bindDouble(_ value: Double, at position: Int) throws {
+        try parameters.set(checked(position), type: MYSQL_TYPE_DOUBLE) { $0.storeBytes(of: value, as: Double.self); return 8 }
+    }
+
+    public func bindBool(_ value: Bool, at position: Int) throws {
+        try parameters.set(checked(position), type: MYSQL_TYPE_TINY) { $0.storeBytes(of: Int8(value ? 1 : 0), as: Int8.self); return 1 }
+    }
+
+    public func bindText(_ value: String, at position: Int) throws {
+        var value = value
+        try value.withUTF8 { try parameters.setBytes(checked(position), type: MYSQL_TYPE_STRING, UnsafeRawBufferPointer($0)) }
+    }
+
+    public func bindBlob(_ value: [UInt8], at position: Int) throws {
+        try value.withUnsafeBytes { try parameters.setBytes(checked(position), type: MYSQL_TYPE_BLOB, $0) }
+    }
+
+    public func bindData(_ value: Data, at position: Int) throws {
+        try value.withUnsafeBytes { try parameters.setBytes(checked(position), type: MYSQL_TYPE_BLOB, $0) }
+    }
+
+    /// A `Date` as a UTC `DATETIME(6)`: the session's time zone is UTC, so the server converts
+    /// nothing; microseconds are kept, finer parts rounded.
+    public func bindDate(_ value: Date, at position: Int) throws {
+        guard let time = MySQLTime(value) else {
+            throw CRUDEncoderError("\(value) is outside the years 1000-9999 that MySQL's DATETIME holds (parameter \(position + 1) of \(sql))")
+        }
+        try parameters.set(checked(position), type: MYSQL_TYPE_DATETIME) {
+            $0.storeBytes(of: time.value, as: MYSQL_TIME.self)
+            return UInt(MemoryLayout<MYSQL_TIME>.size)
+        }
+    }
+
+    /// A UUID as its 16 bytes, for a `BINARY(16)` column.
+    public func bindUUID(_ value: UUID, at position: Int) throws {
+        try withUnsafeBytes(of: value.uuid) { try parameters.setBytes(checked(position), type: MYSQL_TYPE_BLOB, $0) }
+    }
+
+    private func checked(_ position: Int) throws -> Int {
+        guard position >= 0, position < parameters.count else {
+            throw CRUDEncoderError("parameter \(position + 1) does not exist: the statement has \(parameters.count) (\(sql))")
+        }
+        return position
+    }
+
+    // MARK: - Reading
+
+    public func isNull(_ column: Int) -> Bool {
+        results.isNull(column)
+    }
+
+    public func readInt64(_ column: Int) throws -> Int64 {
+        guard !isNull(column) else { throw wrongType(column, expected: "an integer") }
+        switch results.kind(column) {
+        case .integer:
+            let value = results.integer(column)
+            if results.isUnsigned(column), value < 0 {
+                throw decodingError(column, "\(UInt64(bitPattern: value)) is larger than the largest Int64")
+            }
+            return value
+        case .decimal:
+            // SUM and AVG of integers are DECIMAL in MySQL; a whole one reads as an integer.
+            let text = results.text(column)
+            guard let value = Int64(text) else { throw decodingError(column, "the decimal \(text) is not a whole Int64") }
+            return value
+        default:
+            throw wrongType(column, expected: "an integer")
+        }
+    }
+
+    public func readDouble(_ column: Int) throws -> Double {
+        guard !isNull(column) else { throw wrongType(column, expected: "a number") }
+        switch results.kind(column) {
+        case .double: return results.double(column)
+        case .integer: return results.isUnsigned(column) ? Double(UInt64(bitPattern: results.integer(column))) : Double(results.integer(column))
+        case .decimal:
+            let text = results.text(column)
+            guard let value = Double(text) else { throw decodingError(column, "the decimal \(text) is not a number") }
+            return value
+        default: throw wrongType(column, expected: "a number")
+        }
+    }
+
+    public func readText(_ column: Int) throws -> String {
+        guard !isNull(column), results.kind(column) == .text else { throw wrongType(column, expected: "text") }
+        return results.text(column)
+    }
+
+    public func readBlob(_ column: Int) throws -> [UInt8] {
+        guard !isNull(column), results.kind(column) == .bytes else { throw wrongType(column, expected: "bytes") }
+        return Array(results.bytes(column))
+    }
+
+    public func readData(_ column: Int) throws -> Data {
+        guard !isNull(column), results.kind(column) == .bytes else { throw wrongType(column, expected: "bytes") }
+        return Data(results.bytes(column))
+    }
+
+    /// `BOOLEAN` is `TINYINT(1)`: 0 is false, 1 true, anything else does not fit.
+    public func readBool(_ column: Int) throws -> Bool {
+        guard !isNull(column), results.kind(column) == .integer else { throw wrongType(column, expected: "a boolean") }
+        switch results.integer(column) {
+        case 0: return false
+        case 1: return true
+        case let other: throw decodingError(column, "\(other) is not a boolean (0 or 1)")
+        }
+    }
+
+    public func readDate(_ column: Int) throws -> Date {
+        guard !isNull(column), results.kind(column) == .time else { throw wrongType(column, expected: "a DATETIME") }
+        guard let date = MySQLTime.date(results.time(column)) else {
+            throw decodingError(column, "the zero date or an incomplete date is not a point in time")
+        }
+        return date
+    }
+
+    /// A UUID from `BINARY(16)`, or from the 36 characters of `CHAR(36)`.
+    public func readUUID(_ column: Int) throws -> UUID {
+        guard !isNull(column) else { throw wrongType(column, expected: "a UUID") }
+        switch results.kind(column) {
+        case .bytes:
+            let bytes = results.bytes(column)
+            guard bytes.count == 16 else { throw decodingError(column, "\(bytes.count) bytes are not a UUID (16)") }
+            var uuid = UUID().uuid
+            withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: bytes) }
+            return UUID(uuid: uuid)
+        case .text:
+            let text = results.text(column)
+            guard let uuid = UUID(uuidString: text) else { throw decodingError(column, "\"\(text)\" is not a UUID") }
+            return uuid
+        default:
+            throw wrongType(column, expected: "a UUID")
+        }
+    }
+
+    public func decodingError(_ column: Int, _ problem: String) -> CRUDDecoderError {
+        CRUDDecoderError("column \"\(resultColumnName(column))\": \(problem)")
+    }
+
+    private func wrongType(_ column: Int, expected: String) -> CRUDDecoderError {
+        if isNull(column) { return decodingError(column, CRUDDecoderError.nullProblem) }
+        let type = fields.map { MySQLBindings.describe($0[column]) } ?? "?"
+        return decodingError(column, "the column is \(type), not \(expected)")
+    }
+}

@@ -1,0 +1,50 @@
+import CMariaDB
+import CRUD
+import Foundation
+
+/// What MySQL or MariaDB tells of a constraint violation: its kind by the error number, and the
+/// constraint and table its message names (`… for key 'Cycle_color_key'`, `(\`db\`.\`Pet\`,
+/// CONSTRAINT \`Pet_owner_fkey\` …)`).
+struct MySQLViolation {
+    let kind: CRUDSQLExeError.Kind
+    let constraint: String?
+    let table: String?
+
+    /// MySQL 8's number for a failed CHECK (MariaDB's is `ER_CONSTRAINT_FAILED`).
+    static let mysqlCheckViolated: UInt32 = 3819
+
+    init(number: UInt32, message: String) {
+        switch number {
+        case UInt32(ER_DUP_ENTRY), UInt32(ER_DUP_KEY), UInt32(ER_DUP_ENTRY_WITH_KEY_NAME):
+            kind = .uniqueViolation
+            constraint = Self.quoted(after: "for key ", in: message).map { $0.split(separator: ".").last.map(String.init) ?? $0 }
+            table = nil
+        case UInt32(ER_ROW_IS_REFERENCED_2), UInt32(ER_NO_REFERENCED_ROW_2), UInt32(ER_ROW_IS_REFERENCED), UInt32(ER_NO_REFERENCED_ROW):
+            kind = .foreignKeyViolation
+            constraint = Self.quoted(after: "CONSTRAINT ", in: message)
+            table = Self.quoted(after: "`.", in: message)
+        case UInt32(ER_BAD_NULL_ERROR), UInt32(ER_NO_DEFAULT_FOR_FIELD):
+            kind = .notNullViolation
+            constraint = nil
+            table = nil
+        case UInt32(ER_CONSTRAINT_FAILED), Self.mysqlCheckViolated:
+            kind = .checkViolation
+            constraint = Self.quoted(after: "CONSTRAINT ", in: message) ?? Self.quoted(after: "constraint ", in: message)
+            table = Self.quoted(after: "`.", in: message)
+        default:
+            kind = .other
+            constraint = nil
+            table = nil
+        }
+    }
+
+    /// The name in backticks, single or double quotes right after `marker`.
+    private static func quoted(after marker: String, in message: String) -> String? {
+        guard let start = message.range(of: marker)?.upperBound, start < message.endIndex else { return nil }
+        let quote = message[start]
+        guard "`'\"".contains(quote) else { return nil }
+        let rest = message[message.index(after: start)...]
+        guard let end = rest.firstIndex(of: quote) else { return nil }
+        return String(rest[..<end])
+    }
+}

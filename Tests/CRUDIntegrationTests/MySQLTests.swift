@@ -1,0 +1,132 @@
+import CRUD
+import CRUDMySQL
+import Foundation
+import Testing
+
+/// The MySQL driver on its own: connection forms and errors, native types, error details, ids.
+/// The shared suites join with `CRUD_TEST_MYSQL=1` (see `Backend.all`).
+@Suite("MySQL")
+struct MySQLTests {
+    static func server() throws -> MariaDBTestServer {
+        try MariaDBTestServer.shared.get()
+    }
+
+    static func database() throws -> Database<MySQLDatabaseConfiguration> {
+        Database(configuration: try server().freshConfiguration())
+    }
+
+    @Test("the README's parameters, a mysql:// URL and a socket path all connect")
+    func configurationForms() throws {
+        let server = try Self.server()
+        let mariadb = try #require(server.server, "needs the throwaway server, whose address and password the test knows")
+        let user = MariaDBTestServer.user, password = MariaDBTestServer.password
+        let forms = [
+            try MySQLDatabaseConfiguration(database: "mysql", host: "127.0.0.1", port: mariadb.port, username: user, password: password),
+            try MySQLDatabaseConfiguration(url: "mysql://\(user):\(password)@127.0.0.1:\(mariadb.port)/mysql"),
+            try MySQLDatabaseConfiguration(database: "mysql", socket: mariadb.socket, username: "root"),
+            try MySQLDatabaseConfiguration(url: "mysql://root@localhost/mysql?socket=\(mariadb.socket)"),
+        ]
+        for configuration in forms {
+            #expect(try Database(configuration: configuration).sql("SELECT DATABASE() AS \"text\"", TextValue.self).map(\.text) == ["mysql"])
+        }
+    }
+
+    @Test("wrong password, refused port, missing database and a bad URL fail fast with errors that say what failed")
+    func connectionErrors() throws {
+        let mariadb = try #require(try Self.server().server, "needs the throwaway server")
+        let started = Date()
+        let wrongPassword = #expect(throws: CRUDSQLExeError.self) {
+            try MySQLDatabaseConfiguration(database: "mysql", host: "127.0.0.1", port: mariadb.port, username: MariaDBTestServer.user, password: "wrong")
+        }
+        #expect(wrongPassword?.code == "1045", "ER_ACCESS_DENIED_ERROR")
+        #expect(wrongPassword?.msg.contains("Access denied for user 'crud'") == true)
+        #expect(wrongPassword?.msg.contains("database \"mysql\" at 127.0.0.1:\(mariadb.port)") == true)
+
+        let missing = #expect(throws: CRUDSQLExeError.self) {
+            try MySQLDatabaseConfiguration(database: "no_such_database", host: "127.0.0.1", port: mariadb.port,
+                                           username: MariaDBTestServer.user, password: MariaDBTestServer.password)
+        }
+        #expect(missing?.code == "1049", "ER_BAD_DB_ERROR")
+        #expect(missing?.msg.contains("Unknown database 'no_such_database'") == true)
+
+        let refused = #expect(throws: CRUDSQLExeError.self) {
+            try MySQLDatabaseConfiguration(database: "mysql", host: "127.0.0.1", port: 1, username: "crud", connectTimeout: 3)
+        }
+        #expect(refused?.code == "2002" || refused?.code == "2003", "CR_CONNECTION_ERROR or CR_CONN_HOST_ERROR")
+        #expect(refused?.msg.contains("127.0.0.1:1") == true)
+
+        let badURL = #expect(throws: CRUDSQLGenError.self) { try MySQLDatabaseConfiguration(url: "postgres://u:secret@host/db") }
+        #expect(badURL?.msg.contains("secret") == false, "the password is not repeated")
+        #expect(Date().timeIntervalSince(started) < 15)
+    }
+
+    @Test("columns get MySQL's native types; every column type round-trips in the binary protocol")
+    func nativeTypes() throws {
+        let db = try Self.database()
+        try db.create(AllColumnTypes.self)
+        let columns = try #require(try db.withConnection { try $0.columns(ofTable: "AllColumnTypes") })
+        let byColumn = Dictionary(uniqueKeysWithValues: columns.map { ($0.name, $0.declaredType) })
+        #expect(byColumn["id"] == "bigint(20)")
+        #expect(byColumn["int8"] == "tinyint(4)")
+        #expect(byColumn["uint16"] == "smallint(5) unsigned")
+        #expect(byColumn["uint64"] == "bigint(20) unsigned")
+        #expect(byColumn["double"] == "double")
+        #expect(byColumn["float"] == "float")
+        #expect(byColumn["bool"] == "tinyint(1)")
+        #expect(byColumn["string"] == "longtext")
+        #expect(byColumn["bytes"] == "longblob")
+        #expect(byColumn["date"] == "datetime(6)")
+        #expect(byColumn["uuid"] == "binary(16)")
+        try db.checkSchema([AllColumnTypes.self])
+
+        var sample = ValueMappingTests.sample(id: 1)
+        sample.optionalDouble = 1e308  // MySQL's DOUBLE holds no infinity
+        let rows = [sample, ValueMappingTests.sparse(id: 2)]
+        try db.table(AllColumnTypes.self).insert(rows)
+        let read = try db.table(AllColumnTypes.self).order(by: \.id).select().map { $0 }
+        #expect(read.map(ValueMappingTests.normalized) == rows.map(ValueMappingTests.normalized))
+        #expect(abs(read[0].date.timeIntervalSince(rows[0].date)) < 0.000_001, "DATETIME(6) keeps microseconds")
+    }
+
+    @Test("errors carry the server's error number, its message and the SQL; violations are told apart by kind")
+    func errorDetails() throws {
+        let db = try Self.database()
+        try db.create(Course.self)
+        try db.table(Course.self).insert(Course(id: 1, title: "a"))
+        let error = #expect(throws: CRUDSQLExeError.self) { try db.table(Course.self).insert(Course(id: 1, title: "b")) }
+        #expect(error?.code == "1062", "ER_DUP_ENTRY")
+        #expect(error?.kind == .uniqueViolation)
+        #expect(error?.msg.contains("SQLSTATE 23000") == true)
+        #expect(error?.databaseMessage?.contains("Duplicate entry '1' for key 'PRIMARY'") == true)
+        #expect(error?.sql == #"INSERT INTO "Course" ("id", "title") VALUES (?, ?)"#)
+        let syntax = #expect(throws: CRUDSQLExeError.self) { try db.sql("SELEKT 1") }
+        #expect(syntax?.code == "1064")
+    }
+
+    @Test("lastInsertId is AUTO_INCREMENT's value, UInt64 as MySQL reports it; nil before any")
+    func lastInsertId() throws {
+        let db = try Self.database()
+        try db.create(Defaults.self)
+        #expect(try db.withConnection { $0.lastInsertIdUnsigned() } == nil)
+        let inserted = try db.table(Defaults.self).insert(Defaults(id: nil, name: "first"))
+        #expect(try inserted.lastInsertId() == 1)
+        try db.table(Defaults.self).insert(Defaults(id: nil, name: "second"))
+        #expect(try db.withConnection { $0.lastInsertIdUnsigned() } == UInt64(2))
+        #expect(try db.table(Defaults.self).order(by: \.id).select().map(\.name) == ["first", "second"])
+    }
+
+    @Test("a schema change inside a transaction is refused: MySQL would commit the work before it")
+    func schemaChangeInTransaction() throws {
+        let db = try Self.database()
+        try db.create(Course.self)
+        let error = #expect(throws: CRUDSQLGenError.self) {
+            try db.transaction {
+                try db.table(Course.self).insert(Course(id: 1, title: "kept only if the transaction commits"))
+                try db.create(Pupil.self)
+            }
+        }
+        #expect(error?.msg.contains("MySQL commits the open transaction at every schema change") == true)
+        #expect(try db.table(Course.self).count() == 0, "the insert was rolled back, not committed by a CREATE")
+        #expect(try db.withConnection { try $0.columnNames(ofTable: "Pupil") } == nil)
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// Ports of 127.0.0.1 for the servers the tests start.
+enum LoopbackPort {
+    /// A port no process listens on, below the kernel's ephemeral range (32768 and up on Linux), so
+    /// that no client socket of the tests can take it while the server restarts.
+    static func free() throws -> Int {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0 ..< 100 {
+            let port = Int.random(in: 20_000 ..< 32_000, using: &generator)
+            if canBind(port) { return port }
+        }
+        throw SpawnFailure(description: "cannot find a free port between 20000 and 32000")
+    }
+
+    private static func canBind(_ port: Int) -> Bool {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return false }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
