@@ -1,17 +1,19 @@
 import CRUD
+import CRUDMySQL
 import CRUDPostgres
 import CRUDSQLite
 import Foundation
 
 // A walk through CRUD: create, insert, join, where, update, delete. On SQLite in a temporary folder
-// by default; on PostgreSQL with `--postgres URL` (its tables are dropped and made anew).
+// by default; on PostgreSQL with `--postgres URL`, on MySQL or MariaDB with `--mysql URL` (their tables
+// are dropped and made anew).
 CRUDLogging.queryLogDestinations = []
 
 func section(_ title: String) {
     print("\n== \(title)")
 }
 
-let usage = "USAGE: crud-demo [--postgres postgresql://user:password@host:port/database]"
+let usage = "USAGE: crud-demo [--postgres postgresql://user:password@host:port/database | --mysql mysql://user:password@host:port/database]"
 
 func main() -> Int32 {
     let arguments = Array(CommandLine.arguments.dropFirst())
@@ -27,6 +29,10 @@ func main() -> Int32 {
         case 2 where arguments[0] == "--postgres":
             let configuration = try PostgresDatabaseConfiguration(url: arguments[1])
             print("PostgreSQL \(configuration.target)")
+            try walkThrough(Database(configuration: configuration))
+        case 2 where arguments[0] == "--mysql":
+            let configuration = try MySQLDatabaseConfiguration(url: arguments[1])
+            print("MySQL \(configuration.target)")
             try walkThrough(Database(configuration: configuration))
         default:
             print(usage)

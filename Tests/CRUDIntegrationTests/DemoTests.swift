@@ -27,6 +27,18 @@ struct DemoTests {
         Self.expectWalkThrough(output)
     }
 
+    @Test("the demo runs on MySQL given a mysql:// URL")
+    func mysqlDemo() throws {
+        let server = try MariaDBTestServer.shared.get()
+        let mariadb = try #require(server.server, "needs the throwaway server, whose address and password the test knows")
+        let database = try server.freshConfiguration().target.split(separator: "\"")[1]
+        let url = "mysql://\(MariaDBTestServer.user):\(MariaDBTestServer.password)@127.0.0.1:\(mariadb.port)/\(database)"
+        let (status, output) = try Self.runDemo(["--mysql", url])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("MySQL database \"\(database)\""))
+        Self.expectWalkThrough(output)
+    }
+
     @Test("the demo runs on SQLite and prints its walk-through")
     func demo() throws {
         let (status, output) = try Self.runDemo([])
