@@ -138,6 +138,13 @@ public struct MySQLDialect: CRUDDialect {
 
     public var alterTableRebuilds: Bool { false }
 
+    public var defaultValuesClause: String { " () VALUES ()" }
+
+    /// MariaDB and MySQL take no `LIMIT` in a subquery of an `IN` list, but do in a derived table.
+    public func inSubquery(_ subquery: String, column: String) -> String {
+        "SELECT crud_in.\(column) FROM (\(subquery)) AS crud_in"
+    }
+
     /// `MODIFY COLUMN` with the whole new definition: type and nullability at once.
     public func alterColumn(_ column: CRUDColumnSchema, of table: String, typeChanged: Bool, nullabilityChanged: Bool) -> [String] {
         ["ALTER TABLE \(quote(table)) MODIFY COLUMN \(quote(column.name)) \(columnType(column.type))\(column.isOptional ? " NULL" : " NOT NULL")"]

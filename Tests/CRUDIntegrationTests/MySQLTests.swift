@@ -129,4 +129,17 @@ struct MySQLTests {
         #expect(try db.table(Course.self).count() == 0, "the insert was rolled back, not committed by a CREATE")
         #expect(try db.withConnection { try $0.columnNames(ofTable: "Pupil") } == nil)
     }
+
+    @Test("joins with a limit on the parents: MySQL takes the limited subquery as a derived table")
+    func joinsWithLimits() throws {
+        try JoinTests().severalJoins(try Self.server().freshConfiguration())
+    }
+
+    @Test("a row of default values only is inserted with MySQL's () VALUES ()")
+    func defaultValues() throws {
+        let db = try Self.database()
+        try db.create(Defaults.self)
+        try db.table(Defaults.self).insert(Defaults(id: nil, name: "ignored"), ignoreKeys: \.id, \.name)
+        #expect(try db.table(Defaults.self).select().map(\.name) == [nil])
+    }
 }

@@ -57,6 +57,14 @@ public protocol CRUDDialect: Sendable {
     /// A column in an index's column list (MySQL indexes text by a prefix).
     func indexColumn(_ quotedName: String, type: CRUDColumnType, unique: Bool) -> String
 
+    /// What follows `INSERT INTO "table"` for a row of default values only: ` DEFAULT VALUES`, or
+    /// MySQL's ` () VALUES ()`.
+    var defaultValuesClause: String { get }
+
+    /// A subquery as the list of an `IN`, selecting `column` (quoted); MySQL wraps one that may
+    /// have a `LIMIT` in a derived table, which it does not take in an `IN` list itself.
+    func inSubquery(_ subquery: String, column: String) -> String
+
     /// The database's name for messages: "SQLite", "PostgreSQL", "MySQL".
     var name: String { get }
 
@@ -109,6 +117,12 @@ extension CRUDDialect {
     public var alterTableRebuilds: Bool { true }
 
     public var transactionalDDL: Bool { true }
+
+    public var defaultValuesClause: String { " DEFAULT VALUES" }
+
+    public func inSubquery(_ subquery: String, column: String) -> String {
+        subquery
+    }
 
     public func nullOrdering(descending: Bool) -> String {
         descending ? " NULLS LAST" : " NULLS FIRST"

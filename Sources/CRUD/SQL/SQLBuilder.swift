@@ -225,7 +225,8 @@ struct SQLBuilder {
             key = qualified(childAlias, child.columns[join.childColumn].name)
         }
         scope.add(join.model, childAlias)
-        let parents = try rootQuery(plan, selecting: qualified("t0", root.columns[join.parentColumn].name), limit: limit)
+        let parents = dialect.inSubquery(try rootQuery(plan, selecting: qualified("t0", root.columns[join.parentColumn].name), limit: limit),
+                                         column: quote(root.columns[join.parentColumn].name))
         var sql = "SELECT \(columnList(child, alias: childAlias)), \(key) FROM \(from) WHERE \(key) IN (\(parents))"
         if let filter = plan.filter {
             let named = try joinsNamed(by: filter, in: plan)
@@ -249,7 +250,7 @@ struct SQLBuilder {
     func insert(into schema: CRUDTableSchema, columns: [Int], rows: Int = 1, returning: [Int] = []) -> String {
         var sql: String
         if columns.isEmpty {
-            sql = "INSERT INTO \(quote(schema.name)) DEFAULT VALUES"
+            sql = "INSERT INTO \(quote(schema.name))" + dialect.defaultValuesClause
         } else {
             let names = columns.map { quote(schema.columns[$0].name) }.joined(separator: ", ")
             let tuples = (0 ..< rows).map { row in
