@@ -80,7 +80,7 @@ public final class MySQLConnection: CRUDConnection {
             return CRUDSQLExeError("lost the connection to MySQL \(target): \(message) (error \(number)); the next call reconnects",
                                    sql: sql, code: String(number), databaseMessage: message, kind: .other)
         }
-        let violation = MySQLViolation(number: number, message: message)
+        let violation = MySQLViolation(number: number, message: message, sql: sql)
         return CRUDSQLExeError("MySQL error \(number) (SQLSTATE \(state)) on \(target): \(message)", sql: sql, code: String(number),
                                databaseMessage: message, kind: violation.kind, constraint: violation.constraint, table: violation.table)
     }

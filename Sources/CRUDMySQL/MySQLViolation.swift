@@ -13,24 +13,24 @@ struct MySQLViolation {
     /// MySQL 8's number for a failed CHECK (MariaDB's is `ER_CONSTRAINT_FAILED`).
     static let mysqlCheckViolated: UInt32 = 3819
 
-    init(number: UInt32, message: String) {
+    init(number: UInt32, message: String, sql: String?) {
         switch number {
         case UInt32(ER_DUP_ENTRY), UInt32(ER_DUP_KEY), UInt32(ER_DUP_ENTRY_WITH_KEY_NAME):
             kind = .uniqueViolation
             constraint = Self.quoted(after: "for key ", in: message).map { $0.split(separator: ".").last.map(String.init) ?? $0 }
-            table = nil
+            table = sql.flatMap(CRUDSQLExeError.tableWritten(by:))
         case UInt32(ER_ROW_IS_REFERENCED_2), UInt32(ER_NO_REFERENCED_ROW_2), UInt32(ER_ROW_IS_REFERENCED), UInt32(ER_NO_REFERENCED_ROW):
             kind = .foreignKeyViolation
             constraint = Self.quoted(after: "CONSTRAINT ", in: message)
-            table = Self.quoted(after: "`.", in: message)
+            table = Self.quoted(after: "`.", in: message) ?? sql.flatMap(CRUDSQLExeError.tableWritten(by:))
         case UInt32(ER_BAD_NULL_ERROR), UInt32(ER_NO_DEFAULT_FOR_FIELD):
             kind = .notNullViolation
             constraint = nil
-            table = nil
+            table = sql.flatMap(CRUDSQLExeError.tableWritten(by:))
         case UInt32(ER_CONSTRAINT_FAILED), Self.mysqlCheckViolated:
             kind = .checkViolation
             constraint = Self.quoted(after: "CONSTRAINT ", in: message) ?? Self.quoted(after: "constraint ", in: message)
-            table = Self.quoted(after: "`.", in: message)
+            table = Self.quoted(after: "`.", in: message) ?? sql.flatMap(CRUDSQLExeError.tableWritten(by:))
         default:
             kind = .other
             constraint = nil

@@ -32,15 +32,15 @@ struct SQLiteViolation {
         case Self.check:
             kind = .checkViolation
             constraint = detail
-            table = sql.flatMap(Self.writtenTable)
+            table = sql.flatMap(CRUDSQLExeError.tableWritten(by:))
         case Self.foreignKey:
             kind = .foreignKeyViolation
             constraint = nil
-            table = sql.flatMap(Self.writtenTable)
+            table = sql.flatMap(CRUDSQLExeError.tableWritten(by:))
         case SQLITE_ERROR where message.contains("ON CONFLICT clause does not match"):
             kind = .conflictTargetNotUnique
             constraint = nil
-            table = sql.flatMap(Self.writtenTable)
+            table = sql.flatMap(CRUDSQLExeError.tableWritten(by:))
         default:
             kind = .other
             constraint = nil
@@ -51,22 +51,5 @@ struct SQLiteViolation {
     /// `Bike` of `Bike.name, Bike.color`.
     private static func table(ofColumn detail: String) -> String? {
         detail.split(separator: ",").first?.split(separator: ".").first.map { String($0).trimmingCharacters(in: .whitespaces) }
-    }
-
-    /// The table an INSERT, UPDATE or DELETE that CRUD wrote names first (always quoted).
-    private static func writtenTable(_ sql: String) -> String? {
-        guard let open = sql.firstIndex(of: "\"") else { return nil }
-        var name = ""
-        var index = sql.index(after: open)
-        while index < sql.endIndex {
-            if sql[index] == "\"" {
-                let next = sql.index(after: index)
-                guard next < sql.endIndex, sql[next] == "\"" else { return name }
-                index = next
-            }
-            name.append(sql[index])
-            index = sql.index(after: index)
-        }
-        return nil
     }
 }
