@@ -13,6 +13,15 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     var testDescription: String { rawValue }
 
+    /// The name the backend's errors use.
+    var databaseName: String {
+        switch self {
+        case .sqlite: "SQLite"
+        case .postgres: "PostgreSQL"
+        case .mysql: "MySQL"
+        }
+    }
+
     /// Every backend; the shared tests take it as their argument list. `CRUD_SKIP_POSTGRES=1`
     /// leaves PostgreSQL out. MySQL joins with `CRUD_TEST_MYSQL=1` while its driver is being
     /// brought to the whole suite (issue 14); then `CRUD_SKIP_MYSQL=1` will leave it out.
