@@ -11,10 +11,10 @@ public final class MySQLStatement: CRUDStatement {
     public let sql: String
 
     private let parameters: MySQLBindings
-    private let results: MySQLBindings
+    private var results: MySQLBindings
     /// The result's columns as the server describes them; empty for a statement without rows.
-    private let fields: UnsafeMutablePointer<MYSQL_FIELD>?
-    private let metadata: UnsafeMutablePointer<MYSQL_RES>?
+    private var fields: UnsafeMutablePointer<MYSQL_FIELD>?
+    private var metadata: UnsafeMutablePointer<MYSQL_RES>?
     private var executed = false
     private var affected = 0
 
@@ -32,6 +32,14 @@ public final class MySQLStatement: CRUDStatement {
             throw error
         }
         parameters = MySQLBindings(count: Int(mysql_stmt_param_count(handle)))
+        results = MySQLBindings(count: 0)
+        describeResult()
+    }
+
+    /// Reads the result's columns from the server's description and sets up their bindings. An
+    /// `INSERT … RETURNING` has its columns described only once it ran.
+    private func describeResult() {
+        if let metadata { mysql_free_result(metadata) }
         metadata = mysql_stmt_result_metadata(handle)
         let fieldCount = metadata.map { Int(mysql_num_fields($0)) } ?? 0
         fields = metadata.flatMap { mysql_fetch_fields($0) }
@@ -83,6 +91,7 @@ public final class MySQLStatement: CRUDStatement {
         executed = true
         let inserted = mysql_stmt_insert_id(handle)
         if inserted != 0 { connection.noteInsert(inserted) }
+        if Int(mysql_stmt_field_count(handle)) != results.count { describeResult() }
         if results.count == 0 {
             affected = Int(truncatingIfNeeded: mysql_stmt_affected_rows(handle))
             return
