@@ -58,20 +58,7 @@ public final class MySQLDatabaseConfiguration: DatabaseConfigurationProtocol {
 }
 
 /// The size of a MySQL connection pool and how long a caller waits for a free connection.
-public struct MySQLPoolOptions: Sendable {
-    /// Connections kept open even when idle (the first one is opened at once).
-    public var minimumConnections: Int
-    /// The most connections open at once.
-    public var maximumConnections: Int
-    /// How long a caller waits for a free connection before `CRUDSQLExeError`.
-    public var timeout: Duration
-
-    public init(minimumConnections: Int = 1, maximumConnections: Int = 8, timeout: Duration = .seconds(10)) {
-        self.minimumConnections = minimumConnections
-        self.maximumConnections = maximumConnections
-        self.timeout = timeout
-    }
-}
+public typealias MySQLPoolOptions = CRUDPoolOptions
 
 /// Where and how a connection connects.
 struct MySQLConnectOptions: Sendable, CustomStringConvertible {

@@ -49,17 +49,4 @@ public final class PostgresDatabaseConfiguration: DatabaseConfigurationProtocol 
 }
 
 /// The size of a PostgreSQL connection pool and how long a caller waits for a free connection.
-public struct PostgresPoolOptions: Sendable {
-    /// Connections kept open even when idle (the first one is opened at once).
-    public var minimumConnections: Int
-    /// The most connections open at once.
-    public var maximumConnections: Int
-    /// How long a caller waits for a free connection before `CRUDSQLExeError`.
-    public var timeout: Duration
-
-    public init(minimumConnections: Int = 1, maximumConnections: Int = 8, timeout: Duration = .seconds(10)) {
-        self.minimumConnections = minimumConnections
-        self.maximumConnections = maximumConnections
-        self.timeout = timeout
-    }
-}
+public typealias PostgresPoolOptions = CRUDPoolOptions

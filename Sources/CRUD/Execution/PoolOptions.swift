@@ -1,0 +1,16 @@
+/// The size of a server database's connection pool and how long a caller waits for a free
+/// connection: `PostgresPoolOptions` and `MySQLPoolOptions` are this.
+public struct CRUDPoolOptions: Sendable {
+    /// Connections kept open even when idle (the first one is opened at once).
+    public var minimumConnections: Int
+    /// The most connections open at once.
+    public var maximumConnections: Int
+    /// How long a caller waits for a free connection before `CRUDSQLExeError`.
+    public var timeout: Duration
+
+    public init(minimumConnections: Int = 1, maximumConnections: Int = 8, timeout: Duration = .seconds(10)) {
+        self.minimumConnections = minimumConnections
+        self.maximumConnections = maximumConnections
+        self.timeout = timeout
+    }
+}
