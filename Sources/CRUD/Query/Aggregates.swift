@@ -1,6 +1,6 @@
-/// The aggregate functions `sum`, `min`, `max` and `avg` compute over a column.
+/// The aggregate functions `sum`, `min`, `max` and `avg` compute over a column, and `count` over rows.
 enum CRUDAggregate: String {
-    case sum = "SUM", min = "MIN", max = "MAX", avg = "AVG"
+    case sum = "SUM", min = "MIN", max = "MAX", avg = "AVG", count = "COUNT"
 }
 
 // Aggregates over the query's rows (after its `where`, `order` and `limit`; joins do not change
@@ -63,19 +63,19 @@ extension SelectAble {
     /// `["red": 2, "blue": 1]`. An optional column groups its NULLs under `nil`.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`; `CRUDDecoderError`.
     public func count<Key: CRUDValue & Hashable>(groupedBy key: KeyPath<OverAllForm, Key>) throws -> [Key: Int] {
-        try grouped(by: key, "COUNT(*)", of: nil, as: Int.self)
+        try grouped(by: key, .count, of: nil, as: Int.self)
     }
 
     /// The sum of a numeric column for each value of another (`GROUP BY`): `sum(\.gears, groupedBy: \.color)`.
     /// - Throws: as `sum(_:)`.
     public func sum<Value: CRUDValue & Numeric, Key: CRUDValue & Hashable>(_ keyPath: KeyPath<OverAllForm, Value>,
                                                                           groupedBy key: KeyPath<OverAllForm, Key>) throws -> [Key: Value] {
-        try grouped(by: key, "SUM", of: keyPath, as: Value.self)
+        try grouped(by: key, .sum, of: keyPath, as: Value.self)
     }
 
     func aggregate<Result: CRUDValue>(_ function: CRUDAggregate, _ keyPath: AnyKeyPath, as result: Result.Type) throws -> Result? {
         return try executor.reporting {
-            let (sql, parameters) = try aggregateQuery(function.rawValue, of: keyPath, groupedBy: nil, as: Result.self)
+            let (sql, parameters) = try aggregateQuery(function, of: keyPath, groupedBy: nil, as: Result.self)
             return try executor.withSession(.read) { session in
                 try session.withStatement(sql, parameters) { statement in
                     guard try statement.step() else { throw CRUDSQLExeError("\(function.rawValue) returned no row", sql: sql) }
@@ -85,8 +85,8 @@ extension SelectAble {
         }
     }
 
-    func grouped<Key: CRUDValue & Hashable, Result: CRUDValue>(by key: AnyKeyPath, _ function: String, of keyPath: AnyKeyPath?,
-                                                                      as result: Result.Type) throws -> [Key: Result] {
+    private func grouped<Key: CRUDValue & Hashable, Result: CRUDValue>(by key: AnyKeyPath, _ function: CRUDAggregate,
+                                                                      of keyPath: AnyKeyPath?, as result: Result.Type) throws -> [Key: Result] {
         return try executor.reporting {
             let (sql, parameters) = try aggregateQuery(function, of: keyPath, groupedBy: key, as: Result.self)
             return try executor.withSession(.read) { session in
@@ -101,25 +101,26 @@ extension SelectAble {
         }
     }
 
-    /// `SELECT [key,] function(value) FROM (the query's rows) AS crud_rows [GROUP BY key]`, and its parameters.
-    private func aggregateQuery<Result: CRUDValue>(_ function: String, of keyPath: AnyKeyPath?, groupedBy key: AnyKeyPath?,
+    /// `SELECT [key,] function(value) FROM (the query's rows) AS crud_rows [GROUP BY key]`, and its
+    /// parameters; `function(*)` without a value column.
+    private func aggregateQuery<Result: CRUDValue>(_ function: CRUDAggregate, of keyPath: AnyKeyPath?, groupedBy key: AnyKeyPath?,
                                                   as result: Result.Type) throws -> (String, [CRUDDatabaseValue]) {
         try plan.validate()
         let dialect = executor.dialect
         let columns = try [key, keyPath].compactMap { $0 }.map { path in
             guard let column = OverAllForm.crudColumnIndex(ofAny: path) else {
-                throw CRUDLogging.logged(CRUDSQLGenError("\(function.lowercased()): \(path) names no column of \(OverAllForm.self)"))
+                throw CRUDLogging.logged(CRUDSQLGenError("\(function.rawValue.lowercased()): \(path) names no column of \(OverAllForm.self)"))
             }
             return dialect.quote(OverAllForm.crudSchema.columns[column].name)
         }
         // The inner query names its columns, so that a key and a value of one column do not clash.
         let selected = columns.enumerated().map { "t0.\($1) AS crud_\($0)" }.joined(separator: ", ")
-        var value = function
+        var value = "\(function.rawValue)(*)"
         if keyPath != nil {
-            value = "\(function)(crud_rows.crud_\(columns.count - 1))"
+            value = "\(function.rawValue)(crud_rows.crud_\(columns.count - 1))"
             // The type of a sum or mean varies (PostgreSQL sums integers as numeric); the cast gives
             // the type the result is read as. The smallest and largest keep the column's own.
-            if function == CRUDAggregate.sum.rawValue || function == CRUDAggregate.avg.rawValue {
+            if function == .sum || function == .avg {
                 value = "CAST(\(value) AS \(dialect.castType(Result.crudColumnType)))"
             }
         }

@@ -316,14 +316,14 @@ extension SelectAble {
     /// The number of rows for each value of a column (`GROUP BY`).
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
     public func count<Key: CRUDValue & Hashable>(groupedBy key: KeyPath<OverAllForm, Key>) async throws -> [Key: Int] {
-        try await executor.perform(.read) { try self.grouped(by: key, "COUNT(*)", of: nil, as: Int.self) }
+        try await executor.perform(.read) { try self.count(groupedBy: key) }
     }
 
     /// The sum of a numeric column for each value of another (`GROUP BY`).
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError` (also when a sum does not fit), `CRUDDecoderError`.
     public func sum<Value: CRUDValue & Numeric, Key: CRUDValue & Hashable>(_ keyPath: KeyPath<OverAllForm, Value>,
                                                                           groupedBy key: KeyPath<OverAllForm, Key>) async throws -> [Key: Value] {
-        try await executor.perform(.read) { try self.grouped(by: key, "SUM", of: keyPath, as: Value.self) }
+        try await executor.perform(.read) { try self.sum(keyPath, groupedBy: key) }
     }
 
     private func aggregate<Result: CRUDValue>(_ function: CRUDAggregate, _ keyPath: AnyKeyPath, as result: Result.Type) async throws -> Result? {
