@@ -43,13 +43,7 @@ extension Database {
     @discardableResult
     public func create<A: CRUDModel>(_ type: A.Type, primaryKey: PartialKeyPath<A>? = nil,
                                      policy: TableCreatePolicy = .defaultPolicy) throws -> Create<A, Database<C>> {
-        var key = A.crudSchema.primaryKey
-        if let primaryKey {
-            guard let column = A.crudColumnIndex(of: primaryKey) else {
-                throw CRUDLogging.logged(CRUDSQLGenError("create: primary key \(primaryKey) names no column of \(A.self)"))
-            }
-            key = column
-        }
+        let key = try Self.primaryKeyColumn(primaryKey, of: A.self, for: "create")
         try executor.withSession(.write) { session in
             try session.schemaChange("create(\(A.self).self)") {
                 var created: Set<ObjectIdentifier> = []
@@ -57,6 +51,16 @@ extension Database {
             }
         }
         return Create(table: table(A.self))
+    }
+
+    /// The column `primaryKey` names, or the model's `id` column when it is `nil`.
+    /// - Throws: `CRUDSQLGenError` naming `operation` when the key path names no column.
+    static func primaryKeyColumn<A: CRUDModel>(_ primaryKey: PartialKeyPath<A>?, of model: A.Type, for operation: String) throws -> Int? {
+        guard let primaryKey else { return A.crudSchema.primaryKey }
+        guard let column = A.crudColumnIndex(of: primaryKey) else {
+            throw CRUDLogging.logged(CRUDSQLGenError("\(operation): primary key \(primaryKey) names no column of \(A.self)"))
+        }
+        return column
     }
 
     private func createTable(_ model: any CRUDModel.Type, primaryKey: Int?, policy: TableCreatePolicy,

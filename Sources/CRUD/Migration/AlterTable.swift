@@ -24,13 +24,7 @@ extension Database {
     ///   (a NULL for a NOT NULL column, a violated constraint or foreign key).
     public func alterTable<A: CRUDModel>(_ type: A.Type, primaryKey: PartialKeyPath<A>? = nil,
                                          renamedColumns: [String: String] = [:]) throws {
-        var key = A.crudSchema.primaryKey
-        if let primaryKey {
-            guard let column = A.crudColumnIndex(of: primaryKey) else {
-                throw CRUDLogging.logged(CRUDSQLGenError("alterTable: primary key \(primaryKey) names no column of \(A.self)"))
-            }
-            key = column
-        }
+        let key = try Self.primaryKeyColumn(primaryKey, of: A.self, for: "alterTable")
         try executor.reporting {
             try executor.schemaTransaction("alterTable(\(A.self).self)") { session in
                 let schema = A.crudSchema
