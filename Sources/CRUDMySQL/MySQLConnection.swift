@@ -15,7 +15,8 @@ public final class MySQLConnection: CRUDConnection {
     static let cacheCapacity = 256
 
     private(set) var handle: UnsafeMutablePointer<MYSQL>
-    public let dialect: any CRUDDialect = MySQLDialect()
+    /// The server's dialect, known once connected.
+    public private(set) var dialect: any CRUDDialect = MySQLDialect()
     private var cache = CRUDStatementCache<MySQLStatement>(capacity: cacheCapacity)
     private let options: MySQLConnectOptions
     private var lost = false
@@ -57,6 +58,8 @@ public final class MySQLConnection: CRUDConnection {
                                   code: String(number), databaseMessage: message, kind: .other)
         }
         for setting in Self.sessionSetup { try execute(setting) }
+        dialect = MySQLDialect(isMariaDB: String(cString: mysql_get_server_info(handle)).contains("MariaDB"),
+                               version: Int(mysql_get_server_version(handle)))
         lost = false
     }
 
@@ -177,5 +180,20 @@ public final class MySQLConnection: CRUDConnection {
         var names: Set<String> = []
         while try statement.step() { names.insert(try statement.readText(0)) }
         return names
+    }
+
+    /// From `information_schema.STATISTICS`: a duplicate-key error names the index (`PRIMARY` for
+    /// the primary key).
+    public func uniqueKeys(ofTable table: String, columns: [String]) throws -> Set<String> {
+        let statement = try prepare("""
+            SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS
+            WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND NON_UNIQUE = 0 ORDER BY INDEX_NAME, SEQ_IN_INDEX
+            """)
+        defer { release(statement) }
+        try statement.bindText(table, at: 0)
+        var keys: [String: Set<String>] = [:]
+        while try statement.step() { keys[try statement.readText(0), default: []].insert(try statement.readText(1)) }
+        let wanted = Set(columns)
+        return Set(keys.filter { $0.value == wanted }.keys)
     }
 }

@@ -3,9 +3,29 @@ import CRUD
 /// MySQL's and MariaDB's SQL, on a session in `ANSI_QUOTES` mode (see `MySQLConnection`): so
 /// identifiers take the double quotes the engine writes for every backend.
 public struct MySQLDialect: CRUDDialect {
-    public init() {}
+    /// Whether the server is MariaDB rather than MySQL.
+    public let isMariaDB: Bool
+    /// The server's version as Connector/C reports it: 101106 for 10.11.6.
+    public let version: Int
 
-    public var name: String { "MySQL" }
+    /// The dialect of a MariaDB server (`isMariaDB`) or a MySQL one, of `version` (`major * 10000 +
+    /// minor * 100 + patch`): what it can return from depends on both.
+    public init(isMariaDB: Bool = true, version: Int = 100_500) {
+        self.isMariaDB = isMariaDB
+        self.version = version
+    }
+
+    public var name: String { isMariaDB ? "MariaDB" : "MySQL" }
+
+    /// MariaDB has `DELETE … RETURNING`, and `INSERT … RETURNING` from 10.5 on; MySQL has neither, and
+    /// neither has `UPDATE … RETURNING`.
+    public func canReturn(from kind: CRUDChangeKind) -> Bool {
+        switch kind {
+        case .insert: isMariaDB && version >= 100_500
+        case .delete: isMariaDB
+        case .update: false
+        }
+    }
 
     /// Every schema change commits the open transaction.
     public var transactionalDDL: Bool { false }
@@ -85,11 +105,11 @@ public struct MySQLDialect: CRUDDialect {
         max(1, min(1_000, 65_535 / max(columns, 1)))
     }
 
-    /// `ON DUPLICATE KEY UPDATE`: MySQL takes no conflict target (any unique key conflicts), and
-    /// "do nothing" is an update of the first target column to itself.
-    public func upsertClause(target: [String], update: [String]) -> String {
-        let assignments = update.isEmpty ? ["\(target[0]) = \(target[0])"] : update.map { "\($0) = VALUES(\($0))" }
-        return " ON DUPLICATE KEY UPDATE " + assignments.joined(separator: ", ")
+    /// None: `ON DUPLICATE KEY UPDATE` takes no conflict target but fires on any unique key, and its
+    /// affected-row counts cannot tell a kept row from an inserted one; the engine inserts, and
+    /// updates a row whose insert collided with the target's key.
+    public func upsertClause(target: [String], update: [String]) -> String? {
+        nil
     }
 
     /// MySQL sorts NULLs first ascending and last descending, as the other backends are made to.

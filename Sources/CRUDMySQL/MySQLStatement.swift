@@ -76,8 +76,18 @@ public final class MySQLStatement: CRUDStatement {
             try fetchTruncated()
             return true
         default:
-            throw connection.error(statement: handle, sql: sql)
+            throw failedWithResult()
         }
+    }
+
+    /// The error of a statement that failed after the server described its result (a duplicate key
+    /// in `INSERT … RETURNING` comes after the columns): Connector/C would wait at the next execute
+    /// for the rest of a result that never comes, so the statement is reset first.
+    private func failedWithResult() -> CRUDSQLExeError {
+        let error = connection.error(statement: handle, sql: sql)
+        _ = mysql_stmt_reset(handle)
+        executed = false
+        return error
     }
 
     private func execute() throws {
@@ -97,7 +107,7 @@ public final class MySQLStatement: CRUDStatement {
             return
         }
         guard mysql_stmt_store_result(handle) == 0, mysql_stmt_bind_result(handle, results.binds) == 0 else {
-            throw connection.error(statement: handle, sql: sql)
+            throw failedWithResult()
         }
     }
 

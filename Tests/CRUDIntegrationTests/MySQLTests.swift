@@ -125,7 +125,7 @@ struct MySQLTests {
                 try db.create(Pupil.self)
             }
         }
-        #expect(error?.msg.contains("MySQL commits the open transaction at every schema change") == true)
+        #expect(error?.msg.contains("MariaDB commits the open transaction at every schema change") == true)
         #expect(try db.table(Course.self).count() == 0, "the insert was rolled back, not committed by a CREATE")
         #expect(try db.withConnection { try $0.columnNames(ofTable: "Pupil") } == nil)
     }

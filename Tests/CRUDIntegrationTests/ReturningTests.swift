@@ -5,9 +5,9 @@ import Testing
 @Suite("returning")
 struct ReturningTests {
     @Test("returning(…, insert:) and where(…).returning(…, update:), as the README's database-specific part shows them", arguments: Backend.all)
-    func readmeExample(_ backend: Backend) throws { try readmeExample(backend.open()) }
+    func readmeExample(_ backend: Backend) throws { try readmeExample(backend.open(), backend) }
 
-    func readmeExample<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+    func readmeExample<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) throws {
         let db = Database(configuration: configuration)
         try db.sql("DROP TABLE IF EXISTS \(ReturningItem.CRUDTableName)")
         try db.sql("CREATE TABLE \(ReturningItem.CRUDTableName) (id UUID PRIMARY KEY, def int DEFAULT 42)")
@@ -45,6 +45,11 @@ struct ReturningTests {
             var item = ReturningItem(id: id)
             try table.insert(item, ignoreKeys: \.def)
             item.def = 300
+            guard backend != .mysql else {
+                try expectNoUpdateReturning(on: table.where(\ReturningItem.id == id), item)
+                #expect(try table.where(\ReturningItem.id == id).select().map(\.def) == [42], "nothing was updated")
+                return
+            }
             let item0 = try table
                 .where(\ReturningItem.id == id)
                 .returning(\.def, update: item, ignoreKeys: \.id)
@@ -56,9 +61,9 @@ struct ReturningTests {
     }
 
     @Test("the async forms of returning, with every key form", arguments: Backend.all)
-    func asyncForms(_ backend: Backend) async throws { try await asyncForms(backend.open()) }
+    func asyncForms(_ backend: Backend) async throws { try await asyncForms(backend.open(), backend) }
 
-    func asyncForms<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
+    func asyncForms<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) async throws {
         let db = Database(configuration: configuration)
         try await db.sql("CREATE TABLE \(ReturningItem.CRUDTableName) (id UUID PRIMARY KEY, def int DEFAULT 42)")
         let table = db.table(ReturningItem.self)
@@ -70,9 +75,47 @@ struct ReturningTests {
         let rows = try await table.returning(insert: [ReturningItem(id: UUID())], ignoreKeys: \.def)
         #expect(rows.map(\.def) == [42])
         #expect(try await table.returning(insert: ReturningItem(id: UUID(), def: 9)).def == 9)
+        guard backend != .mysql else {
+            await #expect(throws: CRUDSQLGenError.self) {
+                try await table.where(\ReturningItem.id == id).returning(\.def, update: ReturningItem(id: id, def: 300), ignoreKeys: \.id)
+            }
+            #expect(try await table.where(\ReturningItem.id == id).select().map(\.def) == [7])
+            return
+        }
         let updated = try await table.where(\ReturningItem.id == id).returning(\.def, update: ReturningItem(id: id, def: 300), ignoreKeys: \.id)
         #expect(updated == [300])
         #expect(try await table.where(\ReturningItem.id == id).returning(\.def, update: ReturningItem(id: id, def: 301), setKeys: \.def) == [301])
         #expect(try await table.count() == 7)
+    }
+
+    @Test("a returning insert that collides is a unique violation, and the same statement then works again",
+          .timeLimit(.minutes(1)), arguments: Backend.all)
+    func collision(_ backend: Backend) throws { try collision(backend.open()) }
+
+    func collision<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let db = Database(configuration: configuration)
+        try db.sql("CREATE TABLE \(ReturningItem.CRUDTableName) (id UUID PRIMARY KEY, def int DEFAULT 42)")
+        let table = db.table(ReturningItem.self)
+        let first = ReturningItem(id: UUID())
+        #expect(try table.returning(\.def, insert: first, ignoreKeys: \.def) == 42)
+        let error = #expect(throws: CRUDSQLExeError.self) { try table.returning(\.def, insert: first, ignoreKeys: \.def) }
+        #expect(error?.kind == .uniqueViolation)
+        // MariaDB reports the collision after describing the result; the statement must not wait for rows.
+        #expect(try table.returning(\.def, insert: ReturningItem(id: UUID()), ignoreKeys: \.def) == 42)
+        #expect(try table.count() == 2)
+    }
+
+    /// MariaDB and MySQL have no UPDATE … RETURNING: every form of `returning(…, update:)` says so
+    /// before it writes anything.
+    func expectNoUpdateReturning<Query: UpdateAble>(on query: Query, _ item: ReturningItem) throws where Query.OverAllForm == ReturningItem {
+        let forms: [() throws -> [Int?]] = [
+            { try query.returning(\.def, update: item) },
+            { try query.returning(\.def, update: item, ignoreKeys: \.id) },
+            { try query.returning(\.def, update: item, setKeys: \.def) },
+        ]
+        for form in forms {
+            let error = #expect(throws: CRUDSQLGenError.self) { try form() }
+            #expect(error?.msg.contains("MariaDB has no UPDATE … RETURNING") == true)
+        }
     }
 }

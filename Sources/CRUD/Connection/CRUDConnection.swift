@@ -73,6 +73,13 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// The default has none.
     /// - Throws: `CRUDSQLExeError`.
     func constraintNames(ofTable table: String) throws -> Set<String>
+
+    /// The names that duplicate-key errors give the primary key and unique constraints of `table`
+    /// made of exactly `columns` (in any order), empty when none is: how an upsert tells a conflict
+    /// on its target from one on another key where the dialect has no upsert clause. The default is
+    /// empty (the drivers of such dialects implement it).
+    /// - Throws: `CRUDSQLExeError`.
+    func uniqueKeys(ofTable table: String, columns: [String]) throws -> Set<String>
 }
 
 extension CRUDConnection {
@@ -82,6 +89,7 @@ extension CRUDConnection {
     public func checkForeignKeys() throws {}
     public func indexes(ofTable table: String) throws -> [(sql: String, columns: [String])] { [] }
     public func constraintNames(ofTable table: String) throws -> Set<String> { [] }
+    public func uniqueKeys(ofTable table: String, columns: [String]) throws -> Set<String> { [] }
 
     /// The column names of a table in table order, or `nil` when the table does not exist.
     /// - Throws: `CRUDSQLExeError`.

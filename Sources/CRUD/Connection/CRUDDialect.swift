@@ -31,8 +31,14 @@ public protocol CRUDDialect: Sendable {
 
     /// What follows an INSERT's values to handle a row that conflicts on the `target` columns
     /// (quoted): nothing done, or the `update` columns (quoted; empty for nothing) set to the values
-    /// the insert proposed.
-    func upsertClause(target: [String], update: [String]) -> String
+    /// the insert proposed. `nil` where no clause limits the conflict to the target (MySQL's
+    /// `ON DUPLICATE KEY UPDATE` fires on any unique key): the engine then inserts, and updates
+    /// a row whose insert collided with the target's own key (`CRUDConnection.uniqueKeys`).
+    func upsertClause(target: [String], update: [String]) -> String?
+
+    /// Whether a write of `kind` can end in a `RETURNING` clause. The default is `true`; MariaDB
+    /// returns from INSERT and DELETE only, MySQL from none.
+    func canReturn(from kind: CRUDChangeKind) -> Bool
 
     /// An expression that a RETURNING clause of an upsert can return to tell whether the row was
     /// inserted (true) or updated; `nil` where the database has none.
@@ -102,13 +108,15 @@ extension CRUDDialect {
 
     /// `ON CONFLICT (…) DO NOTHING` or `DO UPDATE SET x = excluded.x, …` (SQLite 3.24 and later,
     /// PostgreSQL 9.5 and later).
-    public func upsertClause(target: [String], update: [String]) -> String {
+    public func upsertClause(target: [String], update: [String]) -> String? {
         let conflict = " ON CONFLICT (\(target.joined(separator: ", ")))"
         guard !update.isEmpty else { return conflict + " DO NOTHING" }
         return conflict + " DO UPDATE SET " + update.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
     }
 
     public var upsertInsertedFlag: String? { nil }
+
+    public func canReturn(from kind: CRUDChangeKind) -> Bool { true }
 
     public func declaredType(_ declared: String, holds type: CRUDColumnType) -> Bool {
         declared.lowercased() == columnType(type).lowercased()

@@ -101,6 +101,27 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
         }
     }
 
+    /// Runs `sql` as `withStatement` does, but gives back rather than throws (and logs) an error that
+    /// `expected` accepts: a failure the caller handles, as an upsert's insert that collides with
+    /// its target. `nil` when the statement succeeded.
+    func attemptStatement(_ sql: String, expected: (CRUDSQLExeError) -> Bool,
+                          _ body: (Connection.Statement) throws -> Void) throws -> CRUDSQLExeError? {
+        let statement = try prepared(sql, [])
+        defer { connection.release(statement) }
+        let start = recorder.statementStart
+        do {
+            try body(statement)
+            statementSucceeded()
+            return nil
+        } catch let error as CRUDSQLExeError where expected(error) {
+            recorder.dropStatement(from: start)
+            return error
+        } catch {
+            recorder.dropStatement(from: start)
+            throw CRUDLogging.logged(error)
+        }
+    }
+
     /// Prepares `sql` and binds `parameters` from position `firstParameter` on, for a caller that
     /// gives the statement back to the connection itself (a cursor keeps it across calls). Errors
     /// are logged as they leave.
@@ -152,16 +173,38 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
         if transactionDepth == 0, recorder.hasPending { observation.publish(recorder.takeCommitted()) }
     }
 
-    /// What a chain write on `schema`'s table must do so that observers learn of its rows: nothing
-    /// when nobody observes or the connection records changes itself; otherwise return the rows'
-    /// integer ids (`idColumn`), or, for a table without one, record that the table changed.
+    /// What a chain write of `kind` on `schema`'s table must do so that observers learn of its rows:
+    /// nothing when nobody observes or the connection records changes itself; otherwise return the
+    /// rows' integer ids (`idColumn`), or, for a table without one or a write that cannot return
+    /// (MySQL's UPDATE), record that the table changed.
     @usableFromInline
-    func changeCapture(for schema: CRUDTableSchema) -> CRUDChangeCapture {
+    func changeCapture(for schema: CRUDTableSchema, writing kind: CRUDChangeKind) -> CRUDChangeCapture {
         guard !connectionRecordsChanges, observation.isActive else { return CRUDChangeCapture(observed: false, idColumn: nil) }
         guard let key = schema.primaryKey, case .integer = schema.columns[key].type else {
             return CRUDChangeCapture(observed: true, idColumn: nil)
         }
+        guard dialect.canReturn(from: kind) else { return CRUDChangeCapture(observed: true, idColumn: nil, selectedIDColumn: key) }
         return CRUDChangeCapture(observed: true, idColumn: key)
+    }
+
+    /// Runs `write` after selecting, locked (`FOR UPDATE`), the integer ids of the rows it changes
+    /// with `query` (bound by `bind`), and records a change of `kind` for each: how observers learn
+    /// the rows of a write that cannot return them (MySQL's UPDATE). In a transaction, so no other
+    /// connection changes which rows those are in between.
+    func write<T>(recording kind: CRUDChangeKind, in table: String, idsOf query: String,
+                  bind: (inout Connection.Statement) throws -> Void, _ write: () throws -> T) throws -> T {
+        try transaction(.default) {
+            let ids = try withStatement(query + " FOR UPDATE") { statement in
+                var binder = statement
+                try bind(&binder)
+                var ids: [Int] = []
+                while try statement.step() { ids.append(Int(try statement.readInt64(0))) }
+                return ids
+            }
+            let result = try write()
+            for id in ids { recorder.record(kind, table: table, id: id) }
+            return result
+        }
     }
 
     /// Runs a chain write through every row it returns, recording its changes as `capture` says:

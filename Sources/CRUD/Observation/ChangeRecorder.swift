@@ -84,19 +84,26 @@ public final class CRUDChangeRecorder {
 }
 
 /// How a chain write lets the observers know of its rows where the connection does not record
-/// changes itself (`CRUDSession.changeCapture(for:)`).
+/// changes itself (`CRUDSession.changeCapture(for:writing:)`).
 @usableFromInline
 struct CRUDChangeCapture {
     /// Whether the write records its changes: someone observes.
     @usableFromInline let observed: Bool
     /// The integer id column the write returns, or `nil` when it records only that its table changed.
     @usableFromInline let idColumn: Int?
+    /// The integer id column whose values the write selects, locked, before it runs, where it cannot
+    /// return them (MySQL's UPDATE): `CRUDSession.write(recording:…)`.
+    let selectedIDColumn: Int?
 
     @usableFromInline
-    init(observed: Bool, idColumn: Int?) {
+    init(observed: Bool, idColumn: Int?, selectedIDColumn: Int? = nil) {
         self.observed = observed
         self.idColumn = idColumn
+        self.selectedIDColumn = selectedIDColumn
     }
+
+    /// What a write whose ids were selected first records as it runs: nothing more.
+    static var unobserved: CRUDChangeCapture { CRUDChangeCapture(observed: false, idColumn: nil) }
 
     /// What the write adds to its RETURNING clause: the id column, if any.
     var returning: [Int] { idColumn.map { [$0] } ?? [] }

@@ -14,8 +14,9 @@ extension Table {
     func insertReturning<T>(_ instances: [A], columns: [Int]?, returning: [Int],
                                     _ read: (D.Configuration.Connection.Statement) throws -> T) throws -> [T] {
         let schema = A.crudSchema
+        try executor.dialect.requireReturning(from: .insert)
         return try executor.withSession(.write) { session in
-            let capture = session.changeCapture(for: schema)
+            let capture = session.changeCapture(for: schema, writing: .insert)
             let sql = SQLBuilder(dialect: executor.dialect)
                 .insert(into: schema, columns: columns ?? Array(schema.columns.indices), returning: returning + capture.returning)
             func write() throws -> [T] {
@@ -121,8 +122,9 @@ extension UpdateAble {
         guard let returned = OverAllForm.crudColumnIndex(of: keyPath) else {
             throw CRUDLogging.logged(CRUDSQLGenError("returning: \(keyPath) names no column of \(OverAllForm.self)"))
         }
+        try executor.dialect.requireReturning(from: .update)
         return try executor.withSession(.write) { session in
-            let capture = session.changeCapture(for: OverAllForm.crudSchema)
+            let capture = session.changeCapture(for: OverAllForm.crudSchema, writing: .update)
             let update = try updateStatement(columns: columns, returning: [returned] + capture.returning)
             return try session.withStatement(update.sql, update.parameters, firstParameter: update.assigned) { statement in
                 var binder = statement
@@ -152,5 +154,19 @@ extension UpdateAble {
     public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm,
                                         ignoreKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) throws -> [R] {
         try updateReturning(returning, instance, columns: OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update"))
+    }
+}
+
+extension CRUDDialect {
+    /// Refuses a `returning` whose write cannot return on this database.
+    func requireReturning(from kind: CRUDChangeKind) throws {
+        guard !canReturn(from: kind) else { return }
+        let statement = switch kind {
+        case .insert: "INSERT"
+        case .update: "UPDATE"
+        case .delete: "DELETE"
+        }
+        throw CRUDLogging.logged(CRUDSQLGenError(
+            "returning(…, \(kind):): \(name) has no \(statement) … RETURNING; write the rows, then select them"))
     }
 }

@@ -146,7 +146,7 @@ extension InsertAble {
         return try insertionTable.executor.withSession(.write) { session in
             let dialect = session.connection.dialect
             let table = InsertForm.crudSchema.name
-            let capture = session.changeCapture(for: InsertForm.crudSchema)
+            let capture = session.changeCapture(for: InsertForm.crudSchema, writing: .insert)
             let width = columns?.count ?? InsertForm.crudSchema.columns.count
             let perStatement = width == 0 ? 1 : max(1, min(dialect.rowsPerInsert(columns: width), instances.count))
             let write = {
@@ -217,15 +217,24 @@ extension UpdateAble {
     }
 
     func updateRows(_ instance: OverAllForm, columns: [Int]?) throws -> Update<OverAllForm, Self> {
+        let schema = OverAllForm.crudSchema
         let changed = try executor.withSession(.write) { session in
-            let capture = session.changeCapture(for: OverAllForm.crudSchema)
-            let update = try updateStatement(columns: columns, returning: capture.returning)
-            return try session.withStatement(update.sql, update.parameters, firstParameter: update.assigned) { statement in
-                var binder = statement
-                try instance.crudBind(columns: columns, to: &binder)
-                try session.step(statement, writing: .update, in: OverAllForm.crudSchema.name, capture: capture)
-                return statement.changedRows
+            let capture = session.changeCapture(for: schema, writing: .update)
+            func update(_ capture: CRUDChangeCapture) throws -> Int {
+                let update = try updateStatement(columns: columns, returning: capture.returning)
+                return try session.withStatement(update.sql, update.parameters, firstParameter: update.assigned) { statement in
+                    var binder = statement
+                    try instance.crudBind(columns: columns, to: &binder)
+                    try session.step(statement, writing: .update, in: schema.name, capture: capture)
+                    return statement.changedRows
+                }
             }
+            guard let key = capture.selectedIDColumn else { return try update(capture) }
+            var builder = SQLBuilder(dialect: executor.dialect)
+            let query = try logging { try builder.rootQuery(plan, selecting: "t0." + executor.dialect.quote(schema.columns[key].name), limit: nil, ordered: false) }
+            return try session.write(recording: .update, in: schema.name, idsOf: query, bind: { binder in
+                for (position, value) in builder.parameters.enumerated() { try value.bind(to: &binder, at: position) }
+            }) { try update(.unobserved) }
         }
         return Update(changedRows: changed)
     }
@@ -256,7 +265,7 @@ extension DeleteAble {
             try plan.validate()
             let schema = OverAllForm.crudSchema
             let changed = try executor.withSession(.write) { session in
-                let capture = session.changeCapture(for: schema)
+                let capture = session.changeCapture(for: schema, writing: .delete)
                 var builder = SQLBuilder(dialect: executor.dialect)
                 let sql = try logging { try builder.delete(schema, filter: plan.filter, root: OverAllForm.self) }
                     + builder.returningClause(schema, capture.returning)

@@ -271,6 +271,22 @@ struct SQLBuilder {
         return "UPDATE \(quote(schema.name)) SET \(assignments.joined(separator: ", "))" + (try whereClause(filter, root: root))
     }
 
+    /// `UPDATE` of the given columns of the row whose `key` columns equal the values bound after
+    /// them: the columns at positions `0 ..< columns.count`, the key from there on.
+    func update(_ schema: CRUDTableSchema, columns: [Int], matching key: [Int]) -> String {
+        let assignments = zip(columns, placeholders(columns.count)).map { quote(schema.columns[$0].name) + " = " + $1 }
+        return "UPDATE \(quote(schema.name)) SET \(assignments.joined(separator: ", "))" + keyCondition(schema, key, from: columns.count)
+    }
+
+    /// `SELECT` of one column of the row whose `key` columns equal the values bound from position 0.
+    func select(_ column: Int, of schema: CRUDTableSchema, matching key: [Int]) -> String {
+        "SELECT \(quote(schema.columns[column].name)) FROM \(quote(schema.name))" + keyCondition(schema, key, from: 0)
+    }
+
+    private func keyCondition(_ schema: CRUDTableSchema, _ key: [Int], from position: Int) -> String {
+        " WHERE " + key.enumerated().map { quote(schema.columns[$1].name) + " = " + dialect.placeholder(position + $0) }.joined(separator: " AND ")
+    }
+
     mutating func delete(_ schema: CRUDTableSchema, filter: CRUDBooleanExpression?, root: any CRUDModel.Type) throws -> String {
         "DELETE FROM \(quote(schema.name))" + (try whereClause(filter, root: root))
     }
