@@ -57,11 +57,22 @@ struct MigrationTests {
     }
 
     @Test("a step that throws is rolled back whole; the versions before it stay", arguments: Backend.all)
-    func failingStep(_ backend: Backend) throws { try failingStep(backend.open()) }
+    func failingStep(_ backend: Backend) throws { try failingStep(backend.open(), backend) }
 
-    func failingStep<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+    func failingStep<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) throws {
         let db = Database(configuration: configuration)
         let runs = Collector<String>()
+        guard backend != .mysql else {
+            // Each schema change commits at once: the failed step's table and update stay, and the error says so.
+            #expect(throws: CRUDMigrationError.stepNotUndone(name: "v3: readings, one gear more", database: "MariaDB", error: "StepFailure()")) {
+                try Self.history(C.self, runs: runs, failing: true).migrate(db)
+            }
+            #expect(try Self.history(C.self, runs: runs).appliedMigrations(db) == ["v1: cycles", "v2: color index, first cycles"])
+            #expect(try db.table(Cycle.self).order(by: \.id).select().map(\.gears) == [4, 22])
+            #expect(try db.withConnection { try $0.columnNames(ofTable: "Reading") } != nil)
+            #expect(try Self.history(C.self, runs: runs).migrate(db) == ["v3: readings, one gear more"], "able to run again, it applies")
+            return
+        }
         #expect(throws: StepFailure()) { try Self.history(C.self, runs: runs, failing: true).migrate(db) }
         #expect(try Self.history(C.self, runs: runs).appliedMigrations(db) == ["v1: cycles", "v2: color index, first cycles"])
         #expect(try db.table(Cycle.self).order(by: \.id).select().map(\.gears) == [3, 21], "v3's update is undone")

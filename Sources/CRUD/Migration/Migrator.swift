@@ -33,12 +33,15 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
 
     /// Applies the registered steps `db` has not had yet, in order, each in a transaction of its own
     /// together with its record: a step that throws is rolled back with everything it did, the steps
-    /// before it stay applied, and the error is rethrown. Applying again does nothing. On SQLite,
+    /// before it stay applied, and the error is rethrown. On MySQL, where each schema change commits
+    /// at once, a step runs without a transaction, and what a failed one did stays: the error is then
+    /// `CRUDMigrationError.stepNotUndone`. Applying again does nothing. On SQLite,
     /// foreign keys are off during each step (so that `alterTable` can rebuild a referenced table)
     /// and every foreign key is checked before the step commits.
     /// - Returns: the names of the steps applied now.
     /// - Throws: `CRUDMigrationError` when the registered steps do not fit the database (a name
-    ///   twice, an applied step no longer registered or in another place); what a step throws;
+    ///   twice, an applied step no longer registered or in another place, a failed step not undone);
+    ///   what a step throws;
     ///   `CRUDSQLExeError`, of kind `.foreignKeyViolation` when a step leaves a row referencing none.
     @discardableResult
     public func migrate(_ db: Database<C>) throws -> [String] {
@@ -54,14 +57,19 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
             }
             var appliedNow: [String] = []
             for (position, entry) in steps.enumerated().dropFirst(done.count) {
-                let ran = try db.executor.schemaTransaction("migration \"\(entry.name)\"") { _ throws -> Bool in
-                    // Another process may have applied it since the list above was read.
-                    guard try !db.table(CRUDAppliedMigration.self).where(\CRUDAppliedMigration.name == entry.name).exists() else {
-                        return false
+                let ran: Bool
+                do {
+                    ran = try db.executor.schemaTransaction("migration \"\(entry.name)\"") { _ throws -> Bool in
+                        // Another process may have applied it since the list above was read.
+                        guard try !db.table(CRUDAppliedMigration.self).where(\CRUDAppliedMigration.name == entry.name).exists() else {
+                            return false
+                        }
+                        try entry.step(db)
+                        try db.table(CRUDAppliedMigration.self).insert(CRUDAppliedMigration(position: position, name: entry.name, appliedAt: Date()))
+                        return true
                     }
-                    try entry.step(db)
-                    try db.table(CRUDAppliedMigration.self).insert(CRUDAppliedMigration(position: position, name: entry.name, appliedAt: Date()))
-                    return true
+                } catch where !db.executor.dialect.transactionalDDL {
+                    throw CRUDMigrationError.stepNotUndone(name: entry.name, database: db.executor.dialect.name, error: String(describing: error))
                 }
                 if ran { appliedNow.append(entry.name) }
             }
@@ -82,6 +90,9 @@ public enum CRUDMigrationError: Error, Equatable, CustomStringConvertible {
     /// The database had the step `name` applied at `position`, and the migrator has no such step
     /// there: it was renamed, removed or moved, or the database belongs to a newer version of the app.
     case notRegistered(name: String, position: Int)
+    /// The step `name` failed with `error` on a database whose schema changes commit at once
+    /// (MySQL): what it did before it failed stays, and it is not recorded as applied.
+    case stepNotUndone(name: String, database: String, error: String)
 
     public var description: String {
         switch self {
@@ -90,6 +101,9 @@ public enum CRUDMigrationError: Error, Equatable, CustomStringConvertible {
         case let .notRegistered(name, position):
             "the database has the migration \"\(name)\" applied as step \(position + 1), which this migrator does not register there: "
                 + "steps must not be renamed, removed or reordered once applied (or the database was migrated by a newer version)"
+        case let .stepNotUndone(name, database, error):
+            "the migration \"\(name)\" failed (\(error)), and \(database) commits every schema change at once, so what the step did "
+                + "before it failed stays; it is not recorded as applied: undo its changes by hand (or make it able to run again), then migrate again"
         }
     }
 }
