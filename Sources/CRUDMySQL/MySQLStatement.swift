@@ -148,7 +148,11 @@ public final class MySQLStatement: CRUDStatement {
         try parameters.set(checked(position), type: MYSQL_TYPE_LONGLONG) { $0.storeBytes(of: value, as: Int64.self); return 8 }
     }
 
+    /// - Throws: `CRUDEncoderError` for an infinity or NaN, which MySQL's DOUBLE does not hold.
     public func bindDouble(_ value: Double, at position: Int) throws {
+        guard value.isFinite else {
+            throw CRUDEncoderError("MySQL and MariaDB store no infinity or NaN in a DOUBLE, and \(value) is bound at parameter \(position + 1) (\(sql))")
+        }
         try parameters.set(checked(position), type: MYSQL_TYPE_DOUBLE) { $0.storeBytes(of: value, as: Double.self); return 8 }
     }
 

@@ -79,13 +79,20 @@ struct MySQLTests {
         #expect(byColumn["uuid"] == "binary(16)")
         try db.checkSchema([AllColumnTypes.self])
 
-        var sample = ValueMappingTests.sample(id: 1)
-        sample.optionalDouble = 1e308  // MySQL's DOUBLE holds no infinity
-        let rows = [sample, ValueMappingTests.sparse(id: 2)]
+        let rows = [ValueMappingTests.sample(id: 1, for: MySQLDatabaseConfiguration.self),
+                    ValueMappingTests.sparse(id: 2, for: MySQLDatabaseConfiguration.self)]
         try db.table(AllColumnTypes.self).insert(rows)
         let read = try db.table(AllColumnTypes.self).order(by: \.id).select().map { $0 }
         #expect(read.map(ValueMappingTests.normalized) == rows.map(ValueMappingTests.normalized))
         #expect(abs(read[0].date.timeIntervalSince(rows[0].date)) < 0.000_001, "DATETIME(6) keeps microseconds")
+
+        for value in [Double.infinity, -.infinity, .nan] {
+            var infinite = ValueMappingTests.sample(id: 3, for: MySQLDatabaseConfiguration.self)
+            infinite.optionalDouble = value
+            let error = #expect(throws: CRUDEncoderError.self) { try db.table(AllColumnTypes.self).insert(infinite) }
+            #expect(error?.msg.contains("store no infinity or NaN in a DOUBLE") == true)
+        }
+        #expect(try db.table(AllColumnTypes.self).count() == 2, "nothing stored")
     }
 
     @Test("errors carry the server's error number, its message and the SQL; violations are told apart by kind")

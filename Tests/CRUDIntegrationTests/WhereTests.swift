@@ -218,8 +218,8 @@ struct WhereTests {
     func valueTypes<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
         let db = Database(configuration: configuration)
         try db.create(AllColumnTypes.self)
-        let row = ValueMappingTests.sample(id: 1)
-        var other = ValueMappingTests.sample(id: 2)
+        let row = ValueMappingTests.sample(id: 1, for: C.self)
+        var other = ValueMappingTests.sample(id: 2, for: C.self)
         other.optionalString = nil
         try db.table(AllColumnTypes.self).insert([row, other])
         let table = db.table(AllColumnTypes.self)
