@@ -1,4 +1,6 @@
 import CRUD
+import CRUDMySQL
+import CRUDPostgres
 import CRUDSQLite
 import Foundation
 import Testing
@@ -201,12 +203,19 @@ struct WhereTests {
         #expect(try ids(trim(\Pupil.nickname) == "padded") == [1])
         #expect(try ids(trim(Pupil.Columns.nickname) %= "ed") == [1])
         // Outside ASCII the backends' own rules apply: SQLite folds only ASCII letters, PostgreSQL
-        // follows LC_CTYPE, which is C (ASCII only) on the throwaway test server.
-        let asciiOnly = configuration is SQLiteDatabaseConfiguration || (try? PostgresTestServer.shared.get().cluster) != nil
+        // follows LC_CTYPE, which is C (ASCII only) on the throwaway test server, MySQL folds Unicode.
+        let asciiOnly = configuration is SQLiteDatabaseConfiguration
+            || (configuration is PostgresDatabaseConfiguration && (try? PostgresTestServer.shared.get().cluster) != nil)
         if asciiOnly {
             #expect(try ids(lower(\Pupil.name) == "ärger") == [4], "Ä is not folded")
             #expect(try ids(caseInsensitive(\Pupil.name) == "ÄRGER") == [3])
             #expect(try ids(upper(\Pupil.nickname) == "ZOë") == [3])
+        } else if configuration is MySQLDatabaseConfiguration {
+            // MySQL folds by the character set's Unicode rules, also under a binary collation.
+            #expect(try ids(lower(\Pupil.name) == "ärger") == [3, 4], "Ä is folded")
+            #expect(try ids(caseInsensitive(\Pupil.name) == "ÄRGER") == [3, 4])
+            #expect(try ids(upper(\Pupil.nickname) == "ZOË") == [3])
+            #expect(try ids(\Pupil.name == "ärger") == [4], "= itself stays exact")
         }
         let error = #expect(throws: CRUDSQLGenError.self) { try table.where(lower(\Pupil.nickname) < nil).count() }
         #expect(error?.msg.contains("lower(\\Pupil.nickname) < nil") == true, "\(String(describing: error))")
