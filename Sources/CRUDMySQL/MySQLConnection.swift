@@ -20,8 +20,10 @@ public final class MySQLConnection: CRUDConnection {
     private var cache = CRUDStatementCache<MySQLStatement>(capacity: cacheCapacity)
     private let options: MySQLConnectOptions
     private var lost = false
-    /// The id of the last insert a statement of this connection made, 0 for none.
-    private var lastInsert: UInt64 = 0
+    /// The last insert a statement of this connection made: the id Connector/C reported (0 for
+    /// none; `nil` for a statement with a result, `INSERT … RETURNING`, for which it reports none),
+    /// how many rows it wrote.
+    private var lastInsert: (id: UInt64?, rows: Int) = (0, 0)
     /// What the connection points at, for messages: `database "x" at host:port`.
     public let target: String
 
@@ -114,9 +116,15 @@ public final class MySQLConnection: CRUDConnection {
         return statement
     }
 
-    /// Called by a statement that ran an insert which produced an `AUTO_INCREMENT` value.
-    func noteInsert(_ id: UInt64) {
-        lastInsert = id
+    /// Called by a statement that ran an insert: the id Connector/C reported, `nil` for one with a
+    /// result.
+    func noteInsert(_ id: UInt64?, rows: Int) {
+        lastInsert = (id, rows)
+    }
+
+    /// An `INSERT … RETURNING` row's id, as the engine read it: the last one is the last row's.
+    public func insertReturned(id: Int64) {
+        lastInsert = (UInt64(bitPattern: id), 1)
     }
 
     public func release(_ statement: MySQLStatement) {
@@ -141,14 +149,39 @@ public final class MySQLConnection: CRUDConnection {
         }
     }
 
-    /// The `AUTO_INCREMENT` value of this connection's last insert, `nil` when it made none.
+    /// The `AUTO_INCREMENT` value of the last row of this connection's last insert, `nil` when it
+    /// made none: the same row as on the other backends.
+    /// - Throws: `CRUDSQLExeError` when the server gave a multi-row insert ids that need not be
+    ///   consecutive, or cannot be asked.
     public func lastInsertId() throws -> Int? {
-        lastInsert == 0 ? nil : Int(truncatingIfNeeded: lastInsert)
+        try lastInsertIdUnsigned().map { Int(truncatingIfNeeded: $0) }
     }
 
-    /// The same as MySQL reports it, unsigned: Perfect-CRUD's `lastInsertId() -> UInt64?`.
-    public func lastInsertIdUnsigned() -> UInt64? {
-        lastInsert == 0 ? nil : lastInsert
+    /// The same, unsigned, as MySQL reports it: Perfect-CRUD's `lastInsertId() -> UInt64?`.
+    ///
+    /// Connector/C reports the first id the server generated for a multi-row insert but the last one
+    /// given explicitly, told apart by the server's `LAST_INSERT_ID()` (its first generated one);
+    /// the last generated one is computed from the first, `auto_increment_increment` and the row
+    /// count, where `innodb_autoinc_lock_mode` makes them consecutive (below 2; MariaDB's default is
+    /// 1). Of an `INSERT … RETURNING` it reports nothing: the engine tells the ids it read.
+    /// - Throws: `CRUDSQLExeError` as `lastInsertId()`, and for an `INSERT … RETURNING` whose ids
+    ///   nobody read.
+    public func lastInsertIdUnsigned() throws -> UInt64? {
+        let (reported, rows) = lastInsert
+        guard let reported else {
+            throw CRUDSQLExeError("lastInsertId(): the last insert returned rows (INSERT … RETURNING), of which MySQL reports no id; "
+                + "read the id from the rows it returned")
+        }
+        guard reported != 0 else { return nil }
+        guard rows > 1 else { return reported }
+        let statement = try prepare("SELECT LAST_INSERT_ID(), @@auto_increment_increment, @@innodb_autoinc_lock_mode")
+        defer { release(statement) }
+        guard try statement.step(), UInt64(bitPattern: try statement.readInt64(0)) == reported else { return reported }
+        guard try statement.readInt64(2) < 2 else {
+            throw CRUDSQLExeError("lastInsertId(): the server runs with innodb_autoinc_lock_mode = 2, which may give the rows of one insert "
+                + "ids that are not consecutive, so the last row's id is not known; insert that row on its own, or use returning(…)")
+        }
+        return reported + UInt64(rows - 1) * UInt64(try statement.readInt64(1))
     }
 
     private func ensureConnected() throws {

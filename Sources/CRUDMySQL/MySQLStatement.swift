@@ -16,11 +16,14 @@ public final class MySQLStatement: CRUDStatement {
     private var fields: UnsafeMutablePointer<MYSQL_FIELD>?
     private var metadata: UnsafeMutablePointer<MYSQL_RES>?
     private var executed = false
+    /// Whether the statement is an INSERT, whose ids the connection keeps for `lastInsertId`.
+    private let isInsert: Bool
     private var affected = 0
 
     init(connection: MySQLConnection, sql: String) throws {
         self.connection = connection
         self.sql = sql
+        isInsert = sql.prefix(6).uppercased() == "INSERT"
         guard let handle = mysql_stmt_init(connection.handle) else {
             throw CRUDSQLExeError("MySQL: out of memory preparing a statement", sql: sql)
         }
@@ -99,15 +102,22 @@ public final class MySQLStatement: CRUDStatement {
         }
         guard mysql_stmt_execute(handle) == 0 else { throw connection.error(statement: handle, sql: sql) }
         executed = true
-        let inserted = mysql_stmt_insert_id(handle)
-        if inserted != 0 { connection.noteInsert(inserted) }
         if Int(mysql_stmt_field_count(handle)) != results.count { describeResult() }
+        let rows: Int
         if results.count == 0 {
             affected = Int(truncatingIfNeeded: mysql_stmt_affected_rows(handle))
-            return
+            rows = affected
+        } else {
+            guard mysql_stmt_store_result(handle) == 0, mysql_stmt_bind_result(handle, results.binds) == 0 else {
+                throw failedWithResult()
+            }
+            rows = Int(truncatingIfNeeded: mysql_stmt_num_rows(handle))
         }
-        guard mysql_stmt_store_result(handle) == 0, mysql_stmt_bind_result(handle, results.binds) == 0 else {
-            throw failedWithResult()
+        if results.count > 0 {
+            // Connector/C does not report the insert id of a statement with a result (INSERT … RETURNING).
+            if isInsert { connection.noteInsert(nil, rows: rows) }
+        } else {
+            if isInsert { connection.noteInsert(mysql_stmt_insert_id(handle), rows: rows) }
         }
     }
 

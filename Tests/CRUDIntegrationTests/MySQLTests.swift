@@ -114,12 +114,24 @@ struct MySQLTests {
     func lastInsertId() throws {
         let db = try Self.database()
         try db.create(Defaults.self)
-        #expect(try db.withConnection { $0.lastInsertIdUnsigned() } == nil)
+        #expect(try db.withConnection { try $0.lastInsertIdUnsigned() } == nil)
         let inserted = try db.table(Defaults.self).insert(Defaults(id: nil, name: "first"))
-        #expect(try inserted.lastInsertId() == 1)
+        let first: UInt64? = try inserted.lastInsertId()
+        #expect(first == 1, "UInt64, as Perfect-CRUD's MySQL form")
         try db.table(Defaults.self).insert(Defaults(id: nil, name: "second"))
-        #expect(try db.withConnection { $0.lastInsertIdUnsigned() } == UInt64(2))
+        #expect(try db.withConnection { try $0.lastInsertIdUnsigned() } == UInt64(2))
         #expect(try db.table(Defaults.self).order(by: \.id).select().map(\.name) == ["first", "second"])
+
+        // Connector/C reports a multi-row insert's first generated id, and the last one given.
+        let many = (3 ... 6).map { Defaults(id: nil, name: "row \($0)") }
+        #expect(try db.table(Defaults.self).insert(many, ignoreKeys: \.id).lastInsertId() == UInt64(6))
+        #expect(try db.table(Defaults.self).insert([Defaults(id: nil, name: "a"), Defaults(id: nil, name: "b")]).lastInsertId() == UInt64(8),
+                "NULL ids are generated too")
+        #expect(try db.table(Defaults.self).insert([Defaults(id: 40, name: "x"), Defaults(id: 30, name: "y")]).lastInsertId() == UInt64(30))
+        // With an observer, inserts return their ids (INSERT … RETURNING): the same answers.
+        db.didUpdate = { _, _, _ in }
+        #expect(try db.table(Defaults.self).insert(Defaults(id: nil, name: "observed")).lastInsertId() == UInt64(41))
+        #expect(try db.table(Defaults.self).insert(many, ignoreKeys: \.id).lastInsertId() == UInt64(45))
     }
 
     @Test("a schema change inside a transaction is refused: MySQL would commit the work before it")

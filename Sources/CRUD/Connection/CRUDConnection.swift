@@ -80,6 +80,11 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// empty (the drivers of such dialects implement it).
     /// - Throws: `CRUDSQLExeError`.
     func uniqueKeys(ofTable table: String, columns: [String]) throws -> Set<String>
+
+    /// Told the id of each row a chain insert returned (in its `RETURNING`, while observers are
+    /// attached), in order: where the driver cannot learn `lastInsertId` of such a statement itself
+    /// (MySQL). The default does nothing.
+    func insertReturned(id: Int64)
 }
 
 extension CRUDConnection {
@@ -90,6 +95,7 @@ extension CRUDConnection {
     public func indexes(ofTable table: String) throws -> [(sql: String, columns: [String])] { [] }
     public func constraintNames(ofTable table: String) throws -> Set<String> { [] }
     public func uniqueKeys(ofTable table: String, columns: [String]) throws -> Set<String> { [] }
+    public func insertReturned(id: Int64) {}
 
     /// The column names of a table in table order, or `nil` when the table does not exist.
     /// - Throws: `CRUDSQLExeError`.

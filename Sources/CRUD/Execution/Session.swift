@@ -221,7 +221,9 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
         while try statement.step() {
             try row(statement)
             if capture.idColumn != nil {
-                recorder.record(kind, table: table, id: Int(try statement.readInt64(idColumn)))
+                let id = try statement.readInt64(idColumn)
+                recorder.record(kind, table: table, id: Int(id))
+                if kind == .insert { connection.insertReturned(id: id) }
             }
             changed = true
         }
