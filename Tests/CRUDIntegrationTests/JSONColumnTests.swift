@@ -16,16 +16,20 @@ struct JSONColumnTests {
         return db
     }
 
-    @Test("nested structs, arrays and dictionaries round-trip, as text on SQLite and jsonb on PostgreSQL", arguments: Backend.all)
+    @Test("nested structs, arrays and dictionaries round-trip, as text on SQLite, jsonb on PostgreSQL, JSON on MySQL", arguments: Backend.all)
     func roundTrip(_ backend: Backend) throws { try roundTrip(backend.open(), backend) }
 
     func roundTrip<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) throws {
         let db = try Self.database(configuration)
         #expect(try db.table(Customer.self).order(by: \.id).select().map { $0 } == [Self.ada, Self.bo])
         let columns = try #require(try db.withConnection { try $0.columns(ofTable: "Customer") })
-        #expect(columns.map(\.declaredType) == (backend == .sqlite
-            ? ["INTEGER", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT"]
-            : ["bigint", "text", "jsonb", "jsonb", "jsonb", "jsonb"]))
+        let declared: [String] = switch backend {
+        case .sqlite: ["INTEGER", "TEXT", "TEXT", "TEXT", "TEXT", "TEXT"]
+        case .postgres: ["bigint", "text", "jsonb", "jsonb", "jsonb", "jsonb"]
+        // MariaDB's JSON is LONGTEXT with a json_valid check.
+        case .mysql: ["bigint(20)", "longtext", "longtext", "longtext", "longtext", "longtext"]
+        }
+        #expect(columns.map(\.declaredType) == declared)
         try db.checkSchema([Customer.self])
 
         var moved = Self.bo
@@ -36,9 +40,11 @@ struct JSONColumnTests {
         #expect(try db.table(Customer.self).where(\Customer.id == 2).first() == moved)
 
         // The database sees JSON it can query: the city of each address, by the database's own functions.
-        let city = backend == .sqlite
-            ? "SELECT json_extract(\"address\", '$.city') AS \"text\" FROM \"Customer\" ORDER BY \"id\""
-            : "SELECT \"address\"->>'city' AS \"text\" FROM \"Customer\" ORDER BY \"id\""
+        let city = switch backend {
+        case .sqlite: "SELECT json_extract(\"address\", '$.city') AS \"text\" FROM \"Customer\" ORDER BY \"id\""
+        case .postgres: "SELECT \"address\"->>'city' AS \"text\" FROM \"Customer\" ORDER BY \"id\""
+        case .mysql: "SELECT JSON_VALUE(\"address\", '$.city') AS \"text\" FROM \"Customer\" ORDER BY \"id\""
+        }
         #expect(try db.sql(city, TextValue.self).map(\.text) == ["Zürich", "Tromsø"])
         if backend == .sqlite {
             let stored = try db.sql("SELECT \"address\" AS \"text\" FROM \"Customer\" WHERE \"id\" = 1", TextValue.self)
@@ -58,7 +64,7 @@ struct JSONColumnTests {
         #expect(try db.table(Customer.self).where(\Customer.id == 1).first() == Self.ada, "other rows still read")
     }
 
-    @Test("invalid JSON: SQLite stores the text and the read fails clearly; PostgreSQL refuses the write", arguments: Backend.all)
+    @Test("invalid JSON: SQLite stores the text and the read fails clearly; PostgreSQL and MySQL refuse the write", arguments: Backend.all)
     func invalidJSON(_ backend: Backend) throws { try invalidJSON(backend.open(), backend) }
 
     func invalidJSON<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) throws {
@@ -71,7 +77,8 @@ struct JSONColumnTests {
             #expect(error?.msg.contains("not valid JSON") == true, "\(error?.msg ?? "")")
         } else {
             let error = #expect(throws: CRUDSQLExeError.self) { try db.sql(write) }
-            #expect(error?.code == "22P02", "invalid_text_representation")
+            // PostgreSQL: invalid_text_representation; MariaDB: the column's json_valid check.
+            #expect(error?.code == (backend == .postgres ? "22P02" : "4025"))
             #expect(try db.table(Customer.self).where(\Customer.id == 1).first() == Self.ada, "nothing was written")
         }
     }
