@@ -165,8 +165,12 @@ public struct MySQLDialect: CRUDDialect {
         "SELECT crud_in.\(column) FROM (\(subquery)) AS crud_in"
     }
 
-    /// `MODIFY COLUMN` with the whole new definition: type and nullability at once.
-    public func alterColumn(_ column: CRUDColumnSchema, of table: String, typeChanged: Bool, nullabilityChanged: Bool) -> [String] {
-        ["ALTER TABLE \(quote(table)) MODIFY COLUMN \(quote(column.name)) \(columnType(column.type))\(column.isOptional ? " NULL" : " NOT NULL")"]
+    /// `CHANGE COLUMN` for a renamed column, `MODIFY COLUMN` for another, with the whole new
+    /// definition: name, type and nullability at once (a column renamed in the same statement
+    /// cannot be modified by either name).
+    public func alterColumn(_ column: CRUDColumnSchema, renamedFrom old: String?, typeChanged: Bool, nullabilityChanged: Bool) -> [String] {
+        let definition = "\(quote(column.name)) \(columnType(column.type))\(column.isOptional ? " NULL" : " NOT NULL")"
+        if let old { return ["CHANGE COLUMN \(quote(old)) \(definition)"] }
+        return typeChanged || nullabilityChanged ? ["MODIFY COLUMN \(definition)"] : []
     }
 }

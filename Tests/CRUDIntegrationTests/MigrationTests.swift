@@ -64,7 +64,7 @@ struct MigrationTests {
         let runs = Collector<String>()
         guard backend != .mysql else {
             // Each schema change commits at once: the failed step's table and update stay, and the error says so.
-            #expect(throws: CRUDMigrationError.stepNotUndone(name: "v3: readings, one gear more", database: "MariaDB", error: "StepFailure()")) {
+            #expect(throws: CRUDMigrationError.stepNotUndone(name: "v3: readings, one gear more", database: "MariaDB", underlying: StepFailure())) {
                 try Self.history(C.self, runs: runs, failing: true).migrate(db)
             }
             #expect(try Self.history(C.self, runs: runs).appliedMigrations(db) == ["v1: cycles", "v2: color index, first cycles"])

@@ -82,9 +82,12 @@ public protocol CRUDDialect: Sendable {
     /// rather than change its columns in place with `alterColumn`. The default is `true`.
     var alterTableRebuilds: Bool { get }
 
-    /// The statements that change a column in place to `column`'s type or nullability (or both),
-    /// converting its values and failing on a value that does not convert.
-    func alterColumn(_ column: CRUDColumnSchema, of table: String, typeChanged: Bool, nullabilityChanged: Bool) -> [String]
+    /// The `ALTER TABLE` actions (what follows `ALTER TABLE "t" `) that bring a column in place to
+    /// `column`: renamed from `old` where given, converted to its type or nullability where changed,
+    /// failing on a value that does not convert. Where schema changes are transactional each action
+    /// runs on its own, in order; elsewhere all of a table's actions run as one statement, which
+    /// the database applies whole or not at all.
+    func alterColumn(_ column: CRUDColumnSchema, renamedFrom old: String?, typeChanged: Bool, nullabilityChanged: Bool) -> [String]
 }
 
 extension CRUDDialect {
@@ -147,11 +150,13 @@ extension CRUDDialect {
     }
 
     /// PostgreSQL's spelling: `ALTER COLUMN … TYPE … USING column::type`, then `SET`/`DROP NOT NULL`.
-    public func alterColumn(_ column: CRUDColumnSchema, of table: String, typeChanged: Bool, nullabilityChanged: Bool) -> [String] {
-        let prefix = "ALTER TABLE \(quote(table)) ALTER COLUMN \(quote(column.name)) "
+    /// `RENAME COLUMN`, then `ALTER COLUMN … TYPE … USING` and `SET`/`DROP NOT NULL` (PostgreSQL).
+    public func alterColumn(_ column: CRUDColumnSchema, renamedFrom old: String?, typeChanged: Bool, nullabilityChanged: Bool) -> [String] {
+        let name = quote(column.name)
         let type = columnType(column.type)
-        return (typeChanged ? [prefix + "TYPE \(type) USING \(quote(column.name))::\(type)"] : [])
-            + (nullabilityChanged ? [prefix + (column.isOptional ? "DROP" : "SET") + " NOT NULL"] : [])
+        return (old.map { ["RENAME COLUMN \(quote($0)) TO \(name)"] } ?? [])
+            + (typeChanged ? ["ALTER COLUMN \(name) TYPE \(type) USING \(name)::\(type)"] : [])
+            + (nullabilityChanged ? ["ALTER COLUMN \(name) " + (column.isOptional ? "DROP" : "SET") + " NOT NULL"] : [])
     }
 
     /// An identifier in double quotes, inner quotes doubled: safe for any table or column name.

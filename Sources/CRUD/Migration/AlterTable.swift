@@ -41,31 +41,32 @@ extension Database {
         }
     }
 
+    /// Changes the table with `ALTER TABLE` actions: each on its own where schema changes are
+    /// transactional (PostgreSQL, which takes a `RENAME` with no other action), all in one statement
+    /// elsewhere (MySQL), so that a value that does not convert leaves the table as it was.
     private func alterInPlace<A: CRUDModel>(_ model: A.Type, _ change: TableChange, on session: CRUDSession<C.Connection>) throws {
         let schema = A.crudSchema
         let builder = SQLBuilder(dialect: session.dialect)
         let dialect = session.dialect
-        for (new, old) in change.renamed {
-            try session.run("ALTER TABLE \(dialect.quote(schema.name)) RENAME COLUMN \(dialect.quote(old)) TO \(dialect.quote(new))")
-        }
-        for column in change.dropped {
-            try session.run(builder.dropColumn(column, from: schema.name))
-        }
+        let renamedFrom = Dictionary(uniqueKeysWithValues: change.renamed.map { ($0.new, $0.old) })
+        var actions = change.dropped.map(builder.dropColumnAction)
         for (index, column) in schema.columns.enumerated() {
             guard let source = change.sources[index] else {
-                try session.run(builder.addColumn(column, to: schema.name))
+                actions.append(builder.addColumnAction(column))
                 continue
             }
-            let typeChanged = source.typeDiffers(from: column, in: dialect)
-            let nullabilityChanged = source.nullabilityDiffers(from: column)
-            guard typeChanged || nullabilityChanged else { continue }
-            for sql in dialect.alterColumn(column, of: schema.name, typeChanged: typeChanged, nullabilityChanged: nullabilityChanged) {
-                try session.run(sql)
-            }
+            actions += dialect.alterColumn(column, renamedFrom: renamedFrom[column.name], typeChanged: source.typeDiffers(from: column, in: dialect),
+                                           nullabilityChanged: source.nullabilityDiffers(from: column))
         }
         let existing = try logging { try session.connection.constraintNames(ofTable: schema.name) }
         for constraint in try logging({ try A.crudConstraintDefinitions(in: dialect) }) where !existing.contains(constraint.name) {
-            try session.run("ALTER TABLE \(dialect.quote(schema.name)) ADD \(constraint.sql)")
+            actions.append("ADD \(constraint.sql)")
+        }
+        let table = "ALTER TABLE \(dialect.quote(schema.name)) "
+        if dialect.transactionalDDL {
+            for action in actions { try session.run(table + action) }
+        } else if !actions.isEmpty {
+            try session.run(table + actions.joined(separator: ", "))
         }
     }
 

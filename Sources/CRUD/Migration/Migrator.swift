@@ -69,7 +69,7 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
                         return true
                     }
                 } catch where !db.executor.dialect.transactionalDDL {
-                    throw CRUDMigrationError.stepNotUndone(name: entry.name, database: db.executor.dialect.name, error: String(describing: error))
+                    throw CRUDMigrationError.stepNotUndone(name: entry.name, database: db.executor.dialect.name, underlying: error)
                 }
                 if ran { appliedNow.append(entry.name) }
             }
@@ -90,9 +90,19 @@ public enum CRUDMigrationError: Error, Equatable, CustomStringConvertible {
     /// The database had the step `name` applied at `position`, and the migrator has no such step
     /// there: it was renamed, removed or moved, or the database belongs to a newer version of the app.
     case notRegistered(name: String, position: Int)
-    /// The step `name` failed with `error` on a database whose schema changes commit at once
-    /// (MySQL): what it did before it failed stays, and it is not recorded as applied.
-    case stepNotUndone(name: String, database: String, error: String)
+    /// The step `name` failed with `underlying` (what it threw) on a database whose schema changes
+    /// commit at once (MySQL): what it did before it failed stays, and it is not recorded as applied.
+    case stepNotUndone(name: String, database: String, underlying: any Error)
+
+    /// Equal cases; steps not undone are equal by name, database and the description of what they threw.
+    public static func == (lhs: CRUDMigrationError, rhs: CRUDMigrationError) -> Bool {
+        switch (lhs, rhs) {
+        case let (.duplicateName(a), .duplicateName(b)): a == b
+        case let (.notRegistered(a, p), .notRegistered(b, q)): a == b && p == q
+        case let (.stepNotUndone(a, x, e), .stepNotUndone(b, y, f)): a == b && x == y && String(describing: e) == String(describing: f)
+        default: false
+        }
+    }
 
     public var description: String {
         switch self {
@@ -102,7 +112,7 @@ public enum CRUDMigrationError: Error, Equatable, CustomStringConvertible {
             "the database has the migration \"\(name)\" applied as step \(position + 1), which this migrator does not register there: "
                 + "steps must not be renamed, removed or reordered once applied (or the database was migrated by a newer version)"
         case let .stepNotUndone(name, database, error):
-            "the migration \"\(name)\" failed (\(error)), and \(database) commits every schema change at once, so what the step did "
+            "the migration \"\(name)\" failed (\(String(describing: error))), and \(database) commits every schema change at once, so what the step did "
                 + "before it failed stays; it is not recorded as applied: undo its changes by hand (or make it able to run again), then migrate again"
         }
     }

@@ -318,13 +318,20 @@ struct SQLBuilder {
     /// Adds a column to an existing table; a non-optional one gets its type's zero value in the
     /// rows already there.
     func addColumn(_ column: CRUDColumnSchema, to table: String) -> String {
-        var sql = "ALTER TABLE \(quote(table)) ADD COLUMN \(columnDefinition(column, isPrimaryKey: false))"
-        if !column.isOptional { sql += " DEFAULT " + dialect.zeroValue(column.type) }
-        return sql
+        "ALTER TABLE \(quote(table)) " + addColumnAction(column)
     }
 
     func dropColumn(_ column: String, from table: String) -> String {
-        "ALTER TABLE \(quote(table)) DROP COLUMN \(quote(column))"
+        "ALTER TABLE \(quote(table)) " + dropColumnAction(column)
+    }
+
+    func dropColumnAction(_ column: String) -> String {
+        "DROP COLUMN \(quote(column))"
+    }
+
+    /// `ADD COLUMN`, a non-optional one filled with its type's zero value.
+    func addColumnAction(_ column: CRUDColumnSchema) -> String {
+        "ADD COLUMN \(columnDefinition(column, isPrimaryKey: false))" + (column.isOptional ? "" : " DEFAULT " + dialect.zeroValue(column.type))
     }
 
     func dropTable(_ table: String) -> String {
