@@ -75,7 +75,7 @@ public struct MySQLDialect: CRUDDialect {
         case let .isolation(level, readOnly):
             return "SET TRANSACTION ISOLATION LEVEL \(level.rawValue); START TRANSACTION" + (readOnly ? " READ ONLY" : "")
         case .deferred, .immediate, .exclusive:
-            throw CRUDSQLGenError("transaction(\(mode)): MySQL has no such locking mode (it is SQLite's); "
+            throw CRUDSQLGenError("transaction(\(mode)): \(name) has no such locking mode (it is SQLite's); "
                 + "use .default or .isolation(_:readOnly:)")
         }
     }

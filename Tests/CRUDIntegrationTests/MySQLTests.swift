@@ -4,8 +4,7 @@ import Foundation
 import Testing
 
 /// The MySQL driver on its own: connection forms and errors, native types, error details, ids.
-/// The shared suites join with `CRUD_TEST_MYSQL=1` (see `Backend.all`).
-@Suite("MySQL")
+@Suite("MySQL", .enabled(if: !MariaDBTestServer.isSkipped, "CRUD_SKIP_MYSQL=1"))
 struct MySQLTests {
     static func server() throws -> MariaDBTestServer {
         try MariaDBTestServer.shared.get()

@@ -4,11 +4,17 @@ import Testing
 
 /// The stores a repository can sit on; the conformance suite runs over each.
 enum Store: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case memory, sqlite, postgres
+    case memory, sqlite, postgres, mysql
 
     var testDescription: String { rawValue }
 
-    static let all = allCases.filter { $0 != .postgres || !PostgresTestServer.isSkipped }
+    static let all = allCases.filter { store in
+        switch store {
+        case .memory, .sqlite: true
+        case .postgres: !PostgresTestServer.isSkipped
+        case .mysql: !MariaDBTestServer.isSkipped
+        }
+    }
 
     /// An empty repository of `Model` in this store.
     func repository<Model: CRUDIdentifiedModel & Sendable>(of model: Model.Type) async throws -> any CRUDRepository<Model>
@@ -17,6 +23,7 @@ enum Store: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case .memory: return InMemoryRepository<Model>()
         case .sqlite: return try await Self.databaseRepository(Model.self, Backend.sqlite.open())
         case .postgres: return try await Self.databaseRepository(Model.self, Backend.postgres.open())
+        case .mysql: return try await Self.databaseRepository(Model.self, Backend.mysql.open())
         }
     }
 

@@ -18,18 +18,17 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         switch self {
         case .sqlite: "SQLite"
         case .postgres: "PostgreSQL"
-        case .mysql: "MySQL"
+        case .mysql: "MariaDB"
         }
     }
 
     /// Every backend; the shared tests take it as their argument list. `CRUD_SKIP_POSTGRES=1`
-    /// leaves PostgreSQL out. MySQL joins with `CRUD_TEST_MYSQL=1` while its driver is being
-    /// brought to the whole suite (issue 14); then `CRUD_SKIP_MYSQL=1` will leave it out.
+    /// leaves PostgreSQL out, `CRUD_SKIP_MYSQL=1` MySQL.
     static let all = allCases.filter { backend in
         switch backend {
         case .sqlite: true
         case .postgres: !PostgresTestServer.isSkipped
-        case .mysql: MariaDBTestServer.isEnabled
+        case .mysql: !MariaDBTestServer.isSkipped
         }
     }
 

@@ -12,7 +12,7 @@ struct MySQLUnavailable: Error, CustomStringConvertible {
 /// create databases), or else a throwaway MariaDB started in a temporary folder on a free port and
 /// stopped when the test process exits. A missing server is a test failure that says how to get one.
 final class MariaDBTestServer: @unchecked Sendable {
-    static let isEnabled = ProcessInfo.processInfo.environment["CRUD_TEST_MYSQL"] == "1"
+    static let isSkipped = ProcessInfo.processInfo.environment["CRUD_SKIP_MYSQL"] == "1"
     static let shared: Result<MariaDBTestServer, any Error> = Result { try MariaDBTestServer() }
     static let user = "crud"
     static let password = "crud-test-password"
@@ -80,7 +80,8 @@ struct MariaDBServer: Sendable {
               let daemon = find("mariadbd", in: ["/usr/sbin", "/usr/bin", "/usr/local/bin", "/opt/homebrew/bin"]) else {
             throw MySQLUnavailable(description: """
                 no MariaDB server found for the MySQL tests: install it (Debian/Ubuntu: apt-get install mariadb-server), \
-                or name a running MySQL or MariaDB server with MYSQL_HOST/MYSQL_TCP_PORT/MYSQL_UNIX_PORT/MYSQL_USER/MYSQL_PWD
+                or name a running MySQL or MariaDB server with MYSQL_HOST/MYSQL_TCP_PORT/MYSQL_UNIX_PORT/MYSQL_USER/MYSQL_PWD, \
+                or set CRUD_SKIP_MYSQL=1 to leave MySQL out of the tests
                 """)
         }
         let asMySQL = getuid() == 0
