@@ -59,10 +59,10 @@ public final class MySQLConnection: CRUDConnection {
             throw CRUDSQLExeError("cannot connect to MySQL \(options): \(message) (error \(number))",
                                   code: String(number), databaseMessage: message, kind: .other)
         }
+        lost = false
         for setting in Self.sessionSetup { try execute(setting) }
         dialect = MySQLDialect(isMariaDB: String(cString: mysql_get_server_info(handle)).contains("MariaDB"),
                                version: Int(mysql_get_server_version(handle)))
-        lost = false
     }
 
     // MARK: - Errors
@@ -93,6 +93,11 @@ public final class MySQLConnection: CRUDConnection {
     // MARK: - CRUDConnection
 
     public var isUsable: Bool { !lost }
+
+    /// `mysql_ping`: one round trip.
+    public func probe() {
+        if !lost, mysql_ping(handle) != 0 { lost = true }
+    }
 
     /// Connects again after the connection was lost; prepared statements died with the old session.
     public func reconnect() throws {

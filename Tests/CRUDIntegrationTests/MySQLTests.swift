@@ -109,6 +109,52 @@ struct MySQLTests {
         #expect(syntax?.code == "1064")
     }
 
+    @Test("a restarted server: the next call fails clearly, the one after works again; a pool of several replaces every connection",
+          .timeLimit(.minutes(3)))
+    func reconnect() async throws {
+        _ = try MariaDBTestServer.shared.get()
+        // A server of its own, so restarting it disturbs no other test.
+        let server = try MariaDBServer.start()
+        defer { server.stop() }
+        let db = try server.database(pool: MySQLPoolOptions(maximumConnections: 4))
+        try await db.create(Course.self)
+        try await db.table(Course.self).insert(Course(id: 1, title: "before"))
+        // Four connections open at once, so the pool holds four to lose.
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0 ..< 4 { group.addTask { try await db.table(Course.self).count() } }
+            for try await count in group { #expect(count == 1) }
+        }
+        try server.restart()
+
+        var visited = 0
+        let error = await #expect(throws: CRUDSQLExeError.self, "the first call after the restart throws, never stops the program") {
+            for _ in try await db.table(Course.self).select() { visited += 1 }
+        }
+        #expect(visited == 0)
+        #expect(error?.msg.contains("lost the connection to MySQL") == true, "\(String(describing: error))")
+        #expect(error?.msg.contains("the next call reconnects") == true)
+        #expect(try await db.table(Course.self).count() == 1)
+        try await db.table(Course.self).insert(Course(id: 2, title: "after"))
+        #expect(try await db.table(Course.self).order(by: \.id).select().map(\.title) == ["before", "after"])
+        // Every pooled connection was lost; once one found it, the pool has the others ask the server first.
+        var failures = 0
+        for _ in 0 ..< 20 {
+            do {
+                try await withThrowingTaskGroup(of: Int.self) { group in
+                    for _ in 0 ..< 4 { group.addTask { try await db.table(Course.self).count() } }
+                    for try await count in group { #expect(count == 2) }
+                }
+            } catch let lost as CRUDSQLExeError where lost.msg.contains("lost the connection") {
+                failures += 1
+            }
+        }
+        #expect(failures == 0, "the pool asked its other connections before their next use, and they reconnected")
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0 ..< 4 { group.addTask { try await db.table(Course.self).count() } }
+            for try await count in group { #expect(count == 2) }
+        }
+    }
+
     @Test("lastInsertId is AUTO_INCREMENT's value, UInt64 as MySQL reports it; nil before any")
     func lastInsertId() throws {
         let db = try Self.database()

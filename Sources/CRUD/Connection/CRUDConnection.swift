@@ -81,6 +81,11 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// - Throws: `CRUDSQLExeError`.
     func uniqueKeys(ofTable table: String, columns: [String]) throws -> Set<String>
 
+    /// Asks the server whether the connection still works, and marks it lost (`isUsable` false)
+    /// when it does not: after another connection of the pool was found lost. The default does
+    /// nothing.
+    func probe()
+
     /// Told the id of each row a chain insert returned (in its `RETURNING`, while observers are
     /// attached), in order: where the driver cannot learn `lastInsertId` of such a statement itself
     /// (MySQL). The default does nothing.
@@ -96,6 +101,7 @@ extension CRUDConnection {
     public func constraintNames(ofTable table: String) throws -> Set<String> { [] }
     public func uniqueKeys(ofTable table: String, columns: [String]) throws -> Set<String> { [] }
     public func insertReturned(id: Int64) {}
+    public func probe() {}
 
     /// The column names of a table in table order, or `nil` when the table does not exist.
     /// - Throws: `CRUDSQLExeError`.

@@ -40,7 +40,10 @@ public struct Database<C: DatabaseConfigurationProtocol>: DatabaseProtocol {
     /// - Throws: what `body` throws; `CRUDSQLExeError` when no connection can be had.
     public func withConnection<T>(_ body: (C.Connection) throws -> T) throws -> T {
         return try executor.reporting {
-            try executor.withSession(.write) { try body($0.connection) }
+            try executor.withSession(.write) { session in
+                try session.ensureUsable()
+                return try body(session.connection)
+            }
         }
     }
 }

@@ -320,8 +320,14 @@ final class CRUDConnectionPool: @unchecked Sendable {
         // Under the session's lock: an async caller's last statement ran on the session's queue.
         session.gate.lock()
         let usable = session.transactionDepth == 0 && session.isUsable
+        let lost = session.transactionDepth == 0 && !session.isUsable
         session.gate.unlock()
         lock.lock()
+        if lost {
+            // Lost: the others may be too, so each asks the server before its next statement.
+            idleWriter?.probeBeforeUse = true
+            for other in idle { other.probeBeforeUse = true }
+        }
         guard session.role == .writer ? !writeWaiters.isEmpty : !readWaiters.isEmpty else {
             if usable {
                 if session.role == .writer { idleWriter = session } else { idle.append(session) }

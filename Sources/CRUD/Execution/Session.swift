@@ -24,6 +24,11 @@ public class CRUDSessionSlot: @unchecked Sendable {
 
     /// Whether the connection can still be used. Read holding `gate`.
     var isUsable: Bool { true }
+
+    /// Whether the connection must ask the server if it still works before its next statement: set
+    /// by the pool when another of its connections was found lost (a server restart drops them
+    /// all). Guarded by the pool's lock while the session is idle, by its holder while leased.
+    @usableFromInline var probeBeforeUse = false
 }
 
 /// One connection as the executor holds it: the driver's connection, the transaction state that
@@ -231,11 +236,17 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
     }
 
     /// Before a statement: refuses to run in a transaction the database ended; outside a
-    /// transaction, reconnects a connection that was lost, so the call after a server restart works.
+    /// transaction, reconnects a connection that was lost (or, told to probe, found lost), so the
+    /// call after a server restart works.
     @usableFromInline
     func ensureUsable() throws {
         try ensureTransactionIntact()
-        if transactionDepth == 0, !connection.isUsable { try connection.reconnect() }
+        guard transactionDepth == 0 else { return }
+        if probeBeforeUse {
+            probeBeforeUse = false
+            connection.probe()
+        }
+        if !connection.isUsable { try connection.reconnect() }
     }
 
     // MARK: - Transactions

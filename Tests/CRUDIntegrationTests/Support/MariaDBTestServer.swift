@@ -72,6 +72,8 @@ struct MariaDBServer: Sendable {
     let directory: URL
     let port: Int
     private let reaperKey: UUID
+    /// How the server was started: how `restart()` starts it again.
+    private let command: [String]
 
     var socket: String { directory.appending(path: "mysqld.sock").path }
 
@@ -103,12 +105,12 @@ struct MariaDBServer: Sendable {
             var lastFailure = ""
             for _ in 1 ... 5 {
                 let port = try LoopbackPort.free()
-                let server = MariaDBServer(directory: directory, port: port, reaperKey: reaperKey)
-                var command = [daemon, "--no-defaults", "--datadir=\(data)", "--socket=\(server.socket)", "--port=\(port)",
-                               "--bind-address=127.0.0.1", "--pid-file=\(pidFile)", "--skip-name-resolve", "--skip-log-bin",
+                var command = [daemon, "--no-defaults", "--datadir=\(data)", "--socket=\(directory.appending(path: "mysqld.sock").path)",
+                               "--port=\(port)", "--bind-address=127.0.0.1", "--pid-file=\(pidFile)", "--skip-name-resolve", "--skip-log-bin",
                                "--innodb-flush-log-at-trx-commit=0", "--innodb-doublewrite=0", "--innodb-buffer-pool-size=128M",
                                "--max-connections=500", "--log-error=\(directory.appending(path: "error.log").path)"]
                 if asMySQL { command.append("--user=mysql") }
+                let server = MariaDBServer(directory: directory, port: port, reaperKey: reaperKey, command: command)
                 _ = try Spawn.start(command)
                 if try server.waitUntilReady() {
                     try server.createUser()
@@ -127,6 +129,30 @@ struct MariaDBServer: Sendable {
     /// Stops the server and removes its folder.
     func stop() {
         TestResourceReaper.shared.release(reaperKey)
+    }
+
+    /// Stops the server as a shutdown does (every connection is dropped) and starts it again on the
+    /// same port and socket.
+    func restart() throws {
+        let pidFile = directory.appending(path: "mariadbd.pid").path
+        try Spawn.run(["/bin/sh", "-c", "kill $(cat \(shellQuoted(pidFile)))"])
+        let deadline = Date().addingTimeInterval(60)
+        while FileManager.default.fileExists(atPath: pidFile) {
+            guard Date() < deadline else { throw MySQLUnavailable(description: "MariaDB did not stop within 60 seconds") }
+            usleep(50_000)
+        }
+        _ = try Spawn.start(command)
+        guard try waitUntilReady() else { throw MySQLUnavailable(description: "MariaDB did not start again") }
+    }
+
+    /// A database of a fresh schema on this server, as the tests' user over TCP.
+    func database(pool: MySQLPoolOptions = .init()) throws -> Database<MySQLDatabaseConfiguration> {
+        let name = "crud_restart"
+        try Database(configuration: try MySQLDatabaseConfiguration(database: "mysql", socket: socket, username: "root"))
+            .sql("CREATE DATABASE IF NOT EXISTS \(name)")
+        return Database(configuration: try MySQLDatabaseConfiguration(database: name, host: "127.0.0.1", port: port,
+                                                                      username: MariaDBTestServer.user, password: MariaDBTestServer.password,
+                                                                      pool: pool))
     }
 
     /// Waits up to 60 seconds for the server's socket to take connections; `false` when the server
