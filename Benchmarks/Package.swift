@@ -1,7 +1,7 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-// Side-by-side measurements of CRUD against hand-written sqlite3 C calls and GRDB. Run in release:
+// Side-by-side measurements of CRUD against hand-written sqlite3, libpq and Connector/C calls, and GRDB. Run in release:
 // swift run -c release --package-path Benchmarks crud-bench
 let package = Package(
     name: "Benchmarks",
@@ -18,15 +18,20 @@ let package = Package(
         .target(name: "BenchRaw", dependencies: ["BenchCore", .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         .systemLibrary(name: "CLibPQBench", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .target(name: "BenchPostgresRaw", dependencies: ["BenchCore", "CLibPQBench"]),
+        .systemLibrary(name: "CMariaDBBench", pkgConfig: "libmariadb", providers: [.apt(["libmariadb-dev"])]),
+        .target(name: "BenchMySQLRaw", dependencies: ["BenchCore", "CMariaDBBench"]),
         .target(
             name: "BenchCRUD",
             dependencies: [
                 "BenchCore", .product(name: "CRUD", package: "CRUD"), .product(name: "CRUDSQLite", package: "CRUD"),
-                .product(name: "CRUDPostgres", package: "CRUD"),
+                .product(name: "CRUDPostgres", package: "CRUD"), .product(name: "CRUDMySQL", package: "CRUD"),
             ],
             plugins: [.plugin(name: "CRUDPlugin", package: "CRUD")]
         ),
         .target(name: "BenchGRDB", dependencies: ["BenchCore", .product(name: "GRDB", package: "GRDB.swift")]),
-        .executableTarget(name: "crud-bench", dependencies: ["BenchCore", "BenchRaw", "BenchPostgresRaw", "BenchCRUD", "BenchGRDB"]),
+        .executableTarget(name: "crud-bench", dependencies: [
+            "BenchCore", "BenchRaw", "BenchPostgresRaw", "BenchMySQLRaw", "BenchCRUD", "BenchGRDB",
+            .product(name: "CRUD", package: "CRUD"), .product(name: "CRUDMySQL", package: "CRUD"),
+        ]),
     ]
 )

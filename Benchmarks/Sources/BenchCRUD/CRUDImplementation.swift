@@ -1,5 +1,6 @@
 import BenchCore
 import CRUD
+import CRUDMySQL
 import CRUDPostgres
 import CRUDSQLite
 import Foundation
@@ -59,6 +60,19 @@ public final class CRUDPostgresImplementation: BenchServerImplementation {
 
     public init(path: String) throws {
         workloads = CRUDWorkloads(Database(configuration: try PostgresDatabaseConfiguration(url: path)))
+    }
+
+    public func insert(_ items: [ItemData]) throws { try workloads.insert(items) }
+    public func fetchAll() throws -> Checksum { try workloads.fetchAll() }
+    public func lookup(_ ids: [Int64]) throws -> Checksum { try workloads.lookup(ids) }
+}
+
+/// CRUD on MySQL or MariaDB; `path` is a connection URL.
+public final class CRUDMySQLImplementation: BenchServerImplementation {
+    private let workloads: CRUDWorkloads<MySQLDatabaseConfiguration>
+
+    public init(path: String) throws {
+        workloads = CRUDWorkloads(Database(configuration: try MySQLDatabaseConfiguration(url: path)))
     }
 
     public func insert(_ items: [ItemData]) throws { try workloads.insert(items) }

@@ -1,6 +1,8 @@
 import BenchCore
+import CRUD
 import BenchCRUD
 import BenchGRDB
+import BenchMySQLRaw
 import BenchPostgresRaw
 import BenchRaw
 import Foundation
@@ -14,7 +16,7 @@ struct Options {
     var only: Set<String>?
     /// Implementations to run besides raw sqlite3, which every run includes as the reference.
     var implementations: Set<String>?
-    var backends: Set<String> = ["sqlite", "postgres"]
+    var backends: Set<String> = ["sqlite", "postgres", "mysql"]
 
     static let workloads = ["insert", "fetch", "lookup", "filtered", "join", "generator", "concurrent", "observed"]
     static let usage = """
@@ -22,8 +24,9 @@ struct Options {
 
         Workloads: \(workloads.joined(separator: ", ")). Defaults: --n 100000 --rounds 5, all workloads.
         Implementations (SQLite): crud, grdb-record, grdb-codable (raw sqlite3 always runs, as the reference).
-        Backends: sqlite, postgres (default both). PostgreSQL runs insert, fetch and lookup against raw
-        libpq on a throwaway server (initdb + pg_ctl; as root, run as the postgres user).
+        Backends: sqlite, postgres, mysql (default all). PostgreSQL runs insert, fetch and lookup against raw
+        libpq on a throwaway server (initdb + pg_ctl; as root, run as the postgres user); MySQL runs them
+        against raw Connector/C on a throwaway MariaDB (mariadb-install-db + mariadbd).
         Build in release: swift run -c release --package-path Benchmarks crud-bench
 
         """
@@ -48,7 +51,7 @@ struct Options {
                 only = names
             case "--backends":
                 backends = Set(try value(argument).split(separator: ",").map(String.init))
-                if let unknown = backends.subtracting(["sqlite", "postgres"]).first { throw BenchError("unknown backend \(unknown)") }
+                if let unknown = backends.subtracting(["sqlite", "postgres", "mysql"]).first { throw BenchError("unknown backend \(unknown)") }
             case "--implementations":
                 implementations = Set(try value(argument).split(separator: ",").map(String.init))
             case "-h", "--help":
@@ -155,6 +158,9 @@ func run(_ options: Options, implementations: Implementations) throws {
 
     if options.backends.contains("postgres") {
         try runPostgres(options, selected: selected, dataset: dataset)
+    }
+    if options.backends.contains("mysql") {
+        try runMySQL(options, selected: selected, dataset: dataset)
     }
     guard options.backends.contains("sqlite") else { return }
     var rows: [(String, [Double])] = []
@@ -285,6 +291,55 @@ func runConcurrent(_ options: Options, dataset: Dataset, readPath: String, direc
         return (time, try BenchDatabase.fingerprint(of: path))
     }))
     report("SQLite, concurrent", rows, names: names)
+}
+
+/// Insert, fetch and lookups on MariaDB: raw Connector/C (prepared statements, binary protocol) and
+/// CRUD, each round on a fresh connection.
+func runMySQL(_ options: Options, selected: [String], dataset: Dataset) throws {
+    let workloads = selected.filter { ["insert", "fetch", "lookup"].contains($0) }
+    guard !workloads.isEmpty else { return }
+    let implementations: [(name: String, type: any BenchServerImplementation.Type)] = [
+        ("raw Connector/C", RawMySQLImplementation.self),
+        ("CRUD", CRUDMySQLImplementation.self),
+    ]
+    let names = implementations.map(\.name)
+    let clock = ContinuousClock()
+    CRUDLogging.queryLogDestinations = []
+    let mariadb = try MariaDBServer.start()
+    defer { mariadb.stop() }
+    let server = "mysql://\(MariaDBServer.user):\(MariaDBServer.password)@127.0.0.1:\(mariadb.port)/"
+    print("MySQL: throwaway MariaDB on port \(mariadb.port)")
+    let readURL = try MySQLBenchDatabase.create(server: server, database: "bench_read")
+    if workloads.contains(where: { $0 != "insert" }) {
+        try RawMySQLImplementation(path: readURL).insert(dataset.items)
+    }
+    func reading(_ body: @escaping (any BenchServerImplementation) throws -> Checksum) -> (Int) throws -> (Duration, Checksum) {
+        { index in
+            let implementation = try implementations[index].type.init(path: readURL)
+            var checksum = Checksum()
+            let time = try clock.measure { checksum = try body(implementation) }
+            return (time, checksum)
+        }
+    }
+    var rows: [(String, [Double])] = []
+    for workload in workloads {
+        switch workload {
+        case "insert":
+            rows.append(("insert \(dataset.items.count) rows, one transaction", try measure("mysql insert", rounds: options.rounds, implementations: names) { index in
+                let url = try MySQLBenchDatabase.create(server: server, database: "bench_insert")
+                let implementation = try implementations[index].type.init(path: url)
+                let time = try clock.measure { try implementation.insert(dataset.items) }
+                return (time, try MySQLBenchDatabase.fingerprint(url))
+            }))
+        case "fetch":
+            rows.append(("fetch \(dataset.items.count) rows", try measure("mysql fetch", rounds: options.rounds, implementations: names, reading { try $0.fetchAll() })))
+        case "lookup":
+            rows.append(("\(dataset.lookupIds.count) primary-key lookups", try measure("mysql lookup", rounds: options.rounds, implementations: names, reading { try $0.lookup(dataset.lookupIds) })))
+        default:
+            break
+        }
+    }
+    report("MySQL (MariaDB)", rows, names: names)
 }
 
 /// Insert, fetch and lookups on PostgreSQL: raw libpq (binary and text results) and CRUD.
