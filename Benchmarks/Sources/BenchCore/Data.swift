@@ -95,3 +95,14 @@ public struct Checksum: Equatable, CustomStringConvertible, Sendable {
 
     public var description: String { "\(rows) rows / \(value)" }
 }
+
+/// Days since 1970-01-01 of a date of the proleptic Gregorian calendar (Howard Hinnant's
+/// days-from-civil), for the raw implementations that read dates field by field.
+public func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
+    let y = month <= 2 ? year - 1 : year
+    let era = (y >= 0 ? y : y - 399) / 400
+    let yearOfEra = y - era * 400
+    let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+    return era * 146_097 + dayOfEra - 719_468
+}

@@ -83,15 +83,9 @@ private func mysqlTime(_ date: Date) -> MYSQL_TIME {
     return time
 }
 
-/// A `DATETIME(6)` in UTC as a `Date` (days from civil).
+/// A `DATETIME(6)` in UTC as a `Date`.
 private func date(_ time: MYSQL_TIME) -> Date {
-    let (year, month, day) = (Int64(time.year), Int64(time.month), Int64(time.day))
-    let y = month <= 2 ? year - 1 : year
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yearOfEra = y - era * 400
-    let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-    let days = era * 146_097 + dayOfEra - 719_468
+    let days = daysFromCivil(year: Int64(time.year), month: Int64(time.month), day: Int64(time.day))
     let seconds = days * 86_400 + Int64(time.hour) * 3_600 + Int64(time.minute) * 60 + Int64(time.second)
     return Date(timeIntervalSince1970: Double(seconds * 1_000_000 + Int64(time.second_part)) / 1_000_000)
 }

@@ -97,14 +97,7 @@ private func parseTimestamp(_ text: UnsafePointer<CChar>) -> Date {
         for index in start ..< start + count { value = value * 10 + Int(text[index]) - 48 }
         return value
     }
-    let (year, month, day) = (number(0, 4), number(5, 2), number(8, 2))
-    // Days from civil (Howard Hinnant's algorithm).
-    let y = month <= 2 ? year - 1 : year
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yearOfEra = y - era * 400
-    let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-    let days = era * 146_097 + dayOfEra - 719_468
+    let days = Int(daysFromCivil(year: Int64(number(0, 4)), month: Int64(number(5, 2)), day: Int64(number(8, 2))))
     var seconds = Double(days * 86_400 + number(11, 2) * 3_600 + number(14, 2) * 60 + number(17, 2))
     if text[19] == 46 {
         var fraction = 0.0, scale = 0.1, index = 20

@@ -293,26 +293,24 @@ func runConcurrent(_ options: Options, dataset: Dataset, readPath: String, direc
     report("SQLite, concurrent", rows, names: names)
 }
 
-/// Insert, fetch and lookups on MariaDB: raw Connector/C (prepared statements, binary protocol) and
-/// CRUD, each round on a fresh connection.
-func runMySQL(_ options: Options, selected: [String], dataset: Dataset) throws {
-    let workloads = selected.filter { ["insert", "fetch", "lookup"].contains($0) }
-    guard !workloads.isEmpty else { return }
-    let implementations: [(name: String, type: any BenchServerImplementation.Type)] = [
-        ("raw Connector/C", RawMySQLImplementation.self),
-        ("CRUD", CRUDMySQLImplementation.self),
-    ]
+typealias ServerImplementations = [(name: String, type: any BenchServerImplementation.Type)]
+
+/// Makes the database the read workloads share (`create` makes an empty one and returns its URL),
+/// filled by the raw implementation when a workload reads.
+func readDatabase(_ workloads: [String], _ raw: any BenchServerImplementation.Type, dataset: Dataset,
+                  create: (String) throws -> String) throws -> String {
+    let url = try create("bench_read")
+    if workloads.contains(where: { $0 != "insert" }) { try raw.init(path: url).insert(dataset.items) }
+    return url
+}
+
+/// Insert, fetch and lookups on a server, each round on a fresh connection: reads on `readURL`,
+/// inserts into a database `create` makes, checksummed by `fingerprint` over the stored rows.
+func runServerWorkloads(_ label: String, _ workloads: [String], _ implementations: ServerImplementations, rounds: Int,
+                        dataset: Dataset, readURL: String, create: (String) throws -> String,
+                        fingerprint: (String) throws -> Checksum) throws -> [(String, [Double])] {
     let names = implementations.map(\.name)
     let clock = ContinuousClock()
-    CRUDLogging.queryLogDestinations = []
-    let mariadb = try MariaDBServer.start()
-    defer { mariadb.stop() }
-    let server = "mysql://\(MariaDBServer.user):\(MariaDBServer.password)@127.0.0.1:\(mariadb.port)/"
-    print("MySQL: throwaway MariaDB on port \(mariadb.port)")
-    let readURL = try MySQLBenchDatabase.create(server: server, database: "bench_read")
-    if workloads.contains(where: { $0 != "insert" }) {
-        try RawMySQLImplementation(path: readURL).insert(dataset.items)
-    }
     func reading(_ body: @escaping (any BenchServerImplementation) throws -> Checksum) -> (Int) throws -> (Duration, Checksum) {
         { index in
             let implementation = try implementations[index].type.init(path: readURL)
@@ -325,70 +323,62 @@ func runMySQL(_ options: Options, selected: [String], dataset: Dataset) throws {
     for workload in workloads {
         switch workload {
         case "insert":
-            rows.append(("insert \(dataset.items.count) rows, one transaction", try measure("mysql insert", rounds: options.rounds, implementations: names) { index in
-                let url = try MySQLBenchDatabase.create(server: server, database: "bench_insert")
+            rows.append(("insert \(dataset.items.count) rows, one transaction", try measure("\(label) insert", rounds: rounds, implementations: names) { index in
+                let url = try create("bench_insert")
                 let implementation = try implementations[index].type.init(path: url)
+                sync()
                 let time = try clock.measure { try implementation.insert(dataset.items) }
-                return (time, try MySQLBenchDatabase.fingerprint(url))
+                return (time, try fingerprint(url))
             }))
         case "fetch":
-            rows.append(("fetch \(dataset.items.count) rows", try measure("mysql fetch", rounds: options.rounds, implementations: names, reading { try $0.fetchAll() })))
+            rows.append(("fetch \(dataset.items.count) rows", try measure("\(label) fetch", rounds: rounds, implementations: names, reading { try $0.fetchAll() })))
         case "lookup":
-            rows.append(("\(dataset.lookupIds.count) primary-key lookups", try measure("mysql lookup", rounds: options.rounds, implementations: names, reading { try $0.lookup(dataset.lookupIds) })))
+            rows.append(("\(dataset.lookupIds.count) primary-key lookups", try measure("\(label) lookup", rounds: rounds, implementations: names,
+                                                                                      reading { try $0.lookup(dataset.lookupIds) })))
         default:
             break
         }
     }
-    report("MySQL (MariaDB)", rows, names: names)
+    return rows
+}
+
+/// Insert, fetch and lookups on MariaDB: raw Connector/C (prepared statements, binary protocol) and CRUD.
+func runMySQL(_ options: Options, selected: [String], dataset: Dataset) throws {
+    let workloads = selected.filter { ["insert", "fetch", "lookup"].contains($0) }
+    guard !workloads.isEmpty else { return }
+    let implementations: ServerImplementations = [("raw Connector/C", RawMySQLImplementation.self), ("CRUD", CRUDMySQLImplementation.self)]
+    CRUDLogging.queryLogDestinations = []
+    let mariadb = try MariaDBServer.start()
+    defer { mariadb.stop() }
+    let server = "mysql://\(MariaDBServer.user):\(MariaDBServer.password)@127.0.0.1:\(mariadb.port)/"
+    print("MySQL: throwaway MariaDB on port \(mariadb.port)")
+    let create = { try MySQLBenchDatabase.create(server: server, database: $0) }
+    let readURL = try readDatabase(workloads, RawMySQLImplementation.self, dataset: dataset, create: create)
+    let rows = try runServerWorkloads("mysql", workloads, implementations, rounds: options.rounds, dataset: dataset, readURL: readURL,
+                                      create: create, fingerprint: MySQLBenchDatabase.fingerprint)
+    report("MySQL (MariaDB)", rows, names: implementations.map(\.name))
 }
 
 /// Insert, fetch and lookups on PostgreSQL: raw libpq (binary and text results) and CRUD.
 func runPostgres(_ options: Options, selected: [String], dataset: Dataset) throws {
     let workloads = selected.filter { ["insert", "fetch", "lookup", "concurrent", "observed"].contains($0) }
     guard !workloads.isEmpty else { return }
-    let implementations: [(name: String, type: any BenchServerImplementation.Type)] = [
+    let implementations: ServerImplementations = [
         ("raw libpq", RawPostgresImplementation.self),
         ("raw libpq, text results", RawPostgresTextImplementation.self),
         ("CRUD", CRUDPostgresImplementation.self),
     ]
-    let names = implementations.map(\.name)
     let clock = ContinuousClock()
     let cluster = try PostgresCluster.start()
     defer { cluster.stop() }
     let server = "postgresql://postgres:\(PostgresCluster.password)@127.0.0.1:\(cluster.port)/postgres"
     print("PostgreSQL: throwaway server on port \(cluster.port)")
-    let readURL = try PostgresBenchDatabase.create(server: server, schema: "bench_read")
-    if workloads.contains(where: { $0 != "insert" }) {
-        try RawPostgresImplementation(path: readURL).insert(dataset.items)
-    }
-    func reading(_ body: @escaping (any BenchServerImplementation) throws -> Checksum) -> (Int) throws -> (Duration, Checksum) {
-        { index in
-            let implementation = try implementations[index].type.init(path: readURL)
-            var checksum = Checksum()
-            let time = try clock.measure { checksum = try body(implementation) }
-            return (time, checksum)
-        }
-    }
-    var rows: [(String, [Double])] = []
-    for workload in workloads {
-        switch workload {
-        case "insert":
-            rows.append(("insert \(dataset.items.count) rows, one transaction", try measure("postgres insert", rounds: options.rounds, implementations: names) { index in
-                let url = try PostgresBenchDatabase.create(server: server, schema: "bench_insert")
-                let implementation = try implementations[index].type.init(path: url)
-                sync()
-                let time = try clock.measure { try implementation.insert(dataset.items) }
-                return (time, try PostgresBenchDatabase.fingerprint(url))
-            }))
-        case "fetch":
-            rows.append(("fetch \(dataset.items.count) rows", try measure("postgres fetch", rounds: options.rounds, implementations: names, reading { try $0.fetchAll() })))
-        case "lookup":
-            rows.append(("\(dataset.lookupIds.count) primary-key lookups", try measure("postgres lookup", rounds: options.rounds, implementations: names, reading { try $0.lookup(dataset.lookupIds) })))
-        default:
-            break
-        }
-    }
-    report("PostgreSQL", rows, names: names)
+    let create = { try PostgresBenchDatabase.create(server: server, schema: $0) }
+    let readURL = try readDatabase(workloads, RawPostgresImplementation.self, dataset: dataset, create: create)
+    let rows = try runServerWorkloads("postgres", workloads.filter { ["insert", "fetch", "lookup"].contains($0) }, implementations,
+                                      rounds: options.rounds, dataset: dataset, readURL: readURL, create: create,
+                                      fingerprint: PostgresBenchDatabase.fingerprint)
+    report("PostgreSQL", rows, names: implementations.map(\.name))
     if workloads.contains("observed") {
         try runObserved("PostgreSQL", options, dataset: dataset) { slowObserver in
             let url = try PostgresBenchDatabase.create(server: server, schema: "bench_observed")
