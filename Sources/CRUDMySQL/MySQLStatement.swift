@@ -16,6 +16,8 @@ public final class MySQLStatement: CRUDStatement {
     private var fields: UnsafeMutablePointer<MYSQL_FIELD>?
     private var metadata: UnsafeMutablePointer<MYSQL_RES>?
     private var executed = false
+    /// How often a statement outside a transaction runs again after a deadlock.
+    static let deadlockRetries = 5
     /// Whether the statement is an INSERT, whose ids the connection keeps for `lastInsertId`.
     private let isInsert: Bool
     private var affected = 0
@@ -100,7 +102,17 @@ public final class MySQLStatement: CRUDStatement {
             }
             guard mysql_stmt_bind_param(handle, parameters.binds) == 0 else { throw connection.error(statement: handle, sql: sql) }
         }
-        guard mysql_stmt_execute(handle) == 0 else { throw connection.error(statement: handle, sql: sql) }
+        // A deadlock rolls back the transaction; outside one that is this statement alone, which
+        // InnoDB asks to run again (its gap locks make concurrent writes of other rows deadlock).
+        let alone = connection.transactionStatus == .none
+        var attempt = 0
+        while mysql_stmt_execute(handle) != 0 {
+            guard alone, mysql_stmt_errno(handle) == UInt32(ER_LOCK_DEADLOCK), attempt < Self.deadlockRetries else {
+                throw connection.error(statement: handle, sql: sql)
+            }
+            attempt += 1
+            usleep(UInt32(1_000 * attempt))
+        }
         executed = true
         if Int(mysql_stmt_field_count(handle)) != results.count { describeResult() }
         let rows: Int
