@@ -222,7 +222,8 @@ struct PostgresTests {
             error = await #expect(throws: CRUDSQLExeError.self) { try await db.table(Course.self).count() }
         }
         #expect(error?.msg.contains("timed out after") == true && error?.msg.contains("all 2 of the pool are in use") == true, "\(String(describing: error))")
-        #expect(waited >= .milliseconds(250) && waited < .seconds(3), "\(waited)")
+        // Bounded, not timed: under a loaded machine the wake-up itself can take seconds.
+        #expect(waited >= .milliseconds(250) && waited < .seconds(30), "\(waited)")
         let blocking = #expect(throws: CRUDSQLExeError.self) { try db.withConnection { _ in } }
         #expect(blocking?.msg.contains("timed out after") == true)
         while try first.next() != nil {}
