@@ -15,7 +15,8 @@ public final class CRUDImplementation: BenchImplementation {
 
     public func insert(_ items: [ItemData]) throws { try workloads.insert(items) }
     public func fetchAll() throws -> Checksum { try workloads.fetchAll() }
-    public func lookup(_ ids: [Int64]) throws -> Checksum { try workloads.lookup(ids) }
+    /// In one read transaction, as the raw and GRDB lookups.
+    public func lookup(_ ids: [Int64]) throws -> Checksum { try workloads.db.transaction { try workloads.lookup(ids) } }
     public func filtered(_ thresholds: [Double]) throws -> Checksum { try workloads.filtered(thresholds) }
     public func parentsWithChildren() throws -> Checksum { try workloads.parentsWithChildren() }
 }
