@@ -121,6 +121,16 @@ public final class MySQLConnection: CRUDConnection {
         return statement
     }
 
+    public func prepareOwned(_ sql: String) throws -> MySQLStatement {
+        try ensureConnected()
+        return try MySQLStatement(connection: self, sql: sql)
+    }
+
+    /// The statement is closed when the last reference to it goes.
+    public func discard(_ statement: MySQLStatement) {
+        statement.clear()
+    }
+
     /// Called by a statement that ran an insert: the id Connector/C reported, `nil` for one with a
     /// result.
     func noteInsert(_ id: UInt64?, rows: Int) {

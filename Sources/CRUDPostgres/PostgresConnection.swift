@@ -131,6 +131,13 @@ public final class PostgresConnection: CRUDConnection {
     public func prepare(_ sql: String) throws -> PostgresStatement {
         try ensureConnected()
         if let cached = cache.checkOut(sql) { return cached }
+        let statement = try prepareOwned(sql)
+        if let evicted = cache.add(statement, for: sql).evicted { deallocate(evicted) }
+        return statement
+    }
+
+    public func prepareOwned(_ sql: String) throws -> PostgresStatement {
+        try ensureConnected()
         nextStatement += 1
         let name = "crud_\(nextStatement)"
         try checked(PQprepare(handle, name, sql, 0, nil), sql: sql)
@@ -138,9 +145,12 @@ public final class PostgresConnection: CRUDConnection {
         defer { PQclear(description) }
         guard let description, PQresultStatus(description) == PGRES_COMMAND_OK else { throw error(description, sql: sql) }
         let types = (0 ..< PQnparams(description)).map { PQparamtype(description, $0) }
-        let statement = PostgresStatement(connection: self, name: name, sql: sql, parameterTypes: types)
-        if let evicted = cache.add(statement, for: sql).evicted { deallocate(evicted) }
-        return statement
+        return PostgresStatement(connection: self, name: name, sql: sql, parameterTypes: types)
+    }
+
+    public func discard(_ statement: PostgresStatement) {
+        statement.clear()
+        if PQstatus(handle) == CONNECTION_OK { deallocate(statement) }
     }
 
     private func deallocate(_ statement: PostgresStatement) {

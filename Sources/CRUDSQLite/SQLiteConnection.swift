@@ -106,6 +106,12 @@ public final class SQLiteConnection: CRUDConnection {
 
     public func prepare(_ sql: String) throws -> SQLiteStatement {
         if let cached = cache.checkOut(sql) { return cached }
+        let statement = try prepareOwned(sql)
+        cache.add(statement, for: sql).evicted?.finalize()
+        return statement
+    }
+
+    public func prepareOwned(_ sql: String) throws -> SQLiteStatement {
         var prepared: OpaquePointer?
         var rest = ""
         let status = sql.withCString { text in
@@ -125,9 +131,11 @@ public final class SQLiteConnection: CRUDConnection {
             throw CRUDSQLExeError("SQLite error in \(path): the SQL holds more than one statement; one call runs one statement, so run "
                 + "\"\(rest.trimmingCharacters(in: .whitespacesAndNewlines))\" with a call of its own", sql: sql)
         }
-        let statement = SQLiteStatement(handle: prepared, connection: self, sql: sql)
-        cache.add(statement, for: sql).evicted?.finalize()
-        return statement
+        return SQLiteStatement(handle: prepared, connection: self, sql: sql)
+    }
+
+    public func discard(_ statement: SQLiteStatement) {
+        statement.finalize()
     }
 
     /// Whether `text` holds a statement, not just white space, semicolons and comments.

@@ -52,6 +52,12 @@ final class RecordingConnection: CRUDConnection {
         return RecordingStatement(sql: sql, rows: rows)
     }
 
+    func prepareOwned(_ sql: String) throws -> RecordingStatement {
+        try prepare(sql)
+    }
+
+    func discard(_ statement: RecordingStatement) {}
+
     func release(_ statement: RecordingStatement) {
         let count = statement.bindings.keys.max().map { $0 + 1 } ?? 0
         let bindings = (0 ..< count).map { statement.bindings[$0] ?? .null }

@@ -81,6 +81,15 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// - Throws: `CRUDSQLExeError`.
     func uniqueKeys(ofTable table: String, columns: [String]) throws -> Set<String>
 
+    /// Prepares `sql` as a statement the caller keeps for as long as it likes, outside the
+    /// connection's statement cache (a prepared query's, per connection): give it up with
+    /// `discard(_:)`, not `release(_:)`.
+    /// - Throws: `CRUDSQLExeError` when the database refuses the SQL.
+    func prepareOwned(_ sql: String) throws -> Statement
+
+    /// Gives up a statement from `prepareOwned(_:)`, freeing what the database holds for it.
+    func discard(_ statement: Statement)
+
     /// Asks the server whether the connection still works, and marks it lost (`isUsable` false)
     /// when it does not: after another connection of the pool was found lost. The default does
     /// nothing.

@@ -53,11 +53,20 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
     /// chain's writes return the ids of the rows they change while someone observes.
     let connectionRecordsChanges: Bool
 
+    /// The statements prepared queries keep on this connection, at their slots' indexes, each with
+    /// the generation of the slot it was prepared for (`CRUDStatementSlot`).
+    @usableFromInline var ownedStatements: [(generation: Int, statement: Connection.Statement)?] = []
+
     init(_ connection: Connection, role: CRUDConnectionRole, observation: CRUDObservationCenter) {
         self.connection = connection
         self.observation = observation
         connectionRecordsChanges = connection.recordChanges(into: recorder)
         super.init(role: role)
+    }
+
+    deinit {
+        // Before the connection goes: the statements belong to it.
+        ownedStatements.removeAll()
     }
 
     override var isUsable: Bool { connection.isUsable }
@@ -123,6 +132,40 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
             return error
         } catch {
             recorder.dropStatement(from: start)
+            throw CRUDLogging.logged(error)
+        }
+    }
+
+    /// Runs `body` with the statement this connection keeps for a prepared query's `slot`, prepared
+    /// from `sql` the first time, and resets it afterwards: found by index, no text hashed. Errors
+    /// are logged as they leave.
+    @usableFromInline
+    func withOwnedStatement<T>(_ slot: CRUDStatementSlot, _ sql: String, _ body: (Connection.Statement) throws -> T) throws -> T {
+        CRUDLogging.logQuery(sql)
+        do {
+            try ensureUsable()
+            statementsRun &+= 1
+            let statement: Connection.Statement
+            if slot.index < ownedStatements.count, let owned = ownedStatements[slot.index], owned.generation == slot.generation {
+                statement = owned.statement
+            } else {
+                statement = try connection.prepareOwned(sql)
+                if slot.index >= ownedStatements.count {
+                    ownedStatements += repeatElement(nil, count: slot.index + 1 - ownedStatements.count)
+                }
+                if let old = ownedStatements[slot.index] { connection.discard(old.statement) }
+                ownedStatements[slot.index] = (slot.generation, statement)
+            }
+            let result: T
+            do {
+                result = try body(statement)
+            } catch {
+                try? statement.reset()
+                throw error
+            }
+            try statement.reset()
+            return result
+        } catch {
             throw CRUDLogging.logged(error)
         }
     }
@@ -246,7 +289,11 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
             probeBeforeUse = false
             connection.probe()
         }
-        if !connection.isUsable { try connection.reconnect() }
+        if !connection.isUsable {
+            // Kept statements die with the old connection.
+            ownedStatements.removeAll()
+            try connection.reconnect()
+        }
     }
 
     // MARK: - Transactions

@@ -1,0 +1,172 @@
+import Foundation
+
+extension SelectAble {
+    /// Prepares this query with one more condition, `keyPath == value`, whose value is given each
+    /// time it runs: a lookup repeated with other values. Its SQL is built once, and each
+    /// connection prepares the statement once and keeps it, found by position rather than by its
+    /// text, so a run costs binding, stepping and reading only.
+    ///
+    ///     let byID = try db.table(Person.self).prepared(matching: \.id)
+    ///     let person = try byID.first(42)
+    ///     let adults = try db.table(Person.self).where(\Person.age >= 18).order(by: \.name).prepared(matching: \.city)
+    ///     for person in try adults.select("Oslo") { … }
+    ///
+    /// Keep the query and use it from any thread or task; its runs take part in the current
+    /// transaction as the chain's do. The condition compares with `=`, so a `nil` value would match
+    /// no row: running it with `nil` throws (use `where(\.x == nil)`, which means `IS NULL`).
+    /// - Throws: `CRUDSQLGenError` for a mistake in the chain, a key path that names no column, or a
+    ///   chain with joins (which prepared queries do not take).
+    public func prepared<Key: CRUDValue>(matching keyPath: KeyPath<OverAllForm, Key>) throws
+        -> CRUDPreparedQuery<OverAllForm, Key, DatabaseType.Configuration.Connection> {
+        try executor.reporting {
+            try CRUDPreparedQuery(executor: executor, plan: plan, keyPath: keyPath)
+        }
+    }
+}
+
+/// A select prepared once and run with a value for its key condition: see `prepared(matching:)`.
+public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connection: CRUDConnection>: Sendable {
+    /// One form of the query's SQL, with the statement slot that holds it on each connection.
+    @usableFromInline
+    struct Variant: Sendable {
+        @usableFromInline let sql: String
+        /// The chain's own values, bound after the key (at position 0).
+        @usableFromInline let parameters: [CRUDDatabaseValue]
+        @usableFromInline let slot: CRUDStatementSlot
+    }
+
+    @usableFromInline let executor: CRUDExecutor<Connection>
+    /// The whole query, for `select` and `forEach`.
+    @usableFromInline let all: Variant
+    /// The query limited to its first row, for `first`.
+    @usableFromInline let first: Variant
+    /// The key's name, for messages.
+    let keyName: String
+
+    init(executor: CRUDExecutor<Connection>, plan: CRUDQueryPlan, keyPath: KeyPath<Model, Key>) throws {
+        try plan.validate()
+        guard plan.joins.isEmpty else {
+            throw CRUDLogging.logged(CRUDSQLGenError("prepared(matching:): a query with joins cannot be prepared; run it as a chain"))
+        }
+        guard let column = Model.crudColumnIndex(of: keyPath) else {
+            throw CRUDLogging.logged(CRUDSQLGenError("prepared(matching:): \(keyPath) names no column of \(Model.self)"))
+        }
+        self.executor = executor
+        keyName = Model.crudSchema.columns[column].name
+        // The key's condition comes first, so its value binds at position 0; the value here only
+        // shapes the SQL (`= ?`), it is never bound.
+        var keyed = plan
+        let condition = CRUDBooleanExpression.Node.compare(CRUDColumnReference(keyPath), .equal, .integer(0))
+        keyed.filter = CRUDBooleanExpression(plan.filter.map { .and(condition, $0.node) } ?? condition)
+        func variant(_ limit: CRUDQueryPlan.Limit?) throws -> Variant {
+            var builder = SQLBuilder(dialect: executor.dialect)
+            let sql = try builder.select(keyed, limit: limit)
+            return Variant(sql: sql, parameters: Array(builder.parameters.dropFirst()), slot: CRUDStatementSlot())
+        }
+        all = try variant(plan.limit)
+        first = try variant(CRUDQueryPlan.Limit(max: Swift.min(plan.limit?.max ?? 1, 1), skip: plan.limit?.skip ?? 0))
+    }
+
+    /// The first row whose key equals `key` (in the query's order), or `nil` when there is none.
+    /// - Throws: `CRUDSQLGenError` for a `nil` key; `CRUDSQLExeError` when the database fails;
+    ///   `CRUDDecoderError` when the row does not fit the model.
+    @inlinable
+    public func first(_ key: Key) throws -> Model? {
+        try run(first, key) { statement in try statement.step() ? Model(crudRow: statement) : nil }
+    }
+
+    /// Every row whose key equals `key`, in the query's order.
+    /// - Throws: as `first(_:)`.
+    @inlinable
+    public func select(_ key: Key) throws -> [Model] {
+        try run(all, key) { statement in
+            var rows: [Model] = []
+            while try statement.step() { rows.append(try Model(crudRow: statement)) }
+            return rows
+        }
+    }
+
+    /// Calls `body` with each row whose key equals `key` as it is read, without holding them all.
+    /// - Throws: as `first(_:)`, or what `body` throws.
+    @inlinable
+    public func forEach(_ key: Key, _ body: (Model) throws -> Void) throws {
+        try run(all, key) { statement in
+            while try statement.step() { try body(try Model(crudRow: statement)) }
+        }
+    }
+
+    /// The first row whose key equals `key`, run off the cooperative pool as the chain's async
+    /// operations are.
+    /// - Throws: as `first(_:)`.
+    public func first(_ key: Key) async throws -> Model? where Key: Sendable, Model: Sendable {
+        try await executor.perform(.read) { try self.first(key) }
+    }
+
+    /// Every row whose key equals `key`, run off the cooperative pool.
+    /// - Throws: as `first(_:)`.
+    public func select(_ key: Key) async throws -> [Model] where Key: Sendable, Model: Sendable {
+        try await executor.perform(.read) { try self.select(key) }
+    }
+
+    /// Runs `variant` with `key` bound on a session's kept statement, and `read` over its rows.
+    @usableFromInline
+    func run<T>(_ variant: Variant, _ key: Key, _ read: (Connection.Statement) throws -> T) throws -> T {
+        try executor.reporting {
+            if Key.crudIsOptional, try CRUDDatabaseValue(key) == .null {
+                throw CRUDLogging.logged(CRUDSQLGenError("a prepared query matching \"\(keyName)\" ran with nil, which = matches in no row; "
+                    + "select with where(\\.\(keyName) == nil) instead, which means IS NULL"))
+            }
+            return try executor.withSession(.read) { session in
+                try session.withOwnedStatement(variant.slot, variant.sql) { statement in
+                    var binder = statement
+                    try key.crudBind(to: &binder, at: 0)
+                    for (offset, value) in variant.parameters.enumerated() { try value.bind(to: &binder, at: offset + 1) }
+                    do {
+                        return try read(statement)
+                    } catch let decoding as CRUDDecoderError {
+                        throw decoding.reading(Model.self)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Where a prepared query's statement sits on each connection: a small index, so a session finds
+/// the statement in an array without hashing, and a generation, so a statement prepared for a
+/// query that is gone is not taken for the one that got its index next.
+public final class CRUDStatementSlot: Sendable {
+    @usableFromInline let index: Int
+    @usableFromInline let generation: Int
+
+    init() {
+        (index, generation) = Self.allocator.take()
+    }
+
+    deinit {
+        Self.allocator.giveBack(index)
+    }
+
+    private static let allocator = Allocator()
+
+    /// `@unchecked Sendable`: `free`, `next` and `generations` are guarded by `lock`.
+    private final class Allocator: @unchecked Sendable {
+        private let lock = NSLock()
+        private var free: [Int] = []
+        private var next = 0
+        private var generations = 0
+
+        func take() -> (index: Int, generation: Int) {
+            lock.withLock {
+                generations += 1
+                if let index = free.popLast() { return (index, generations) }
+                next += 1
+                return (next - 1, generations)
+            }
+        }
+
+        func giveBack(_ index: Int) {
+            lock.withLock { free.append(index) }
+        }
+    }
+}
