@@ -11,6 +11,7 @@ public struct CRUDDecoderError: CRUDReportableError, CustomStringConvertible, Se
 
     /// This error with the model it was reading put first: `reading Person: column "age": …`, and the
     /// table too where its name differs from the model's.
+    @usableFromInline
     func reading(_ model: any CRUDModel.Type) -> CRUDDecoderError {
         let name = String(describing: model)
         let table = model.crudSchema.name

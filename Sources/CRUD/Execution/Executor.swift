@@ -68,7 +68,8 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
         guard !bindings.isEmpty else { return nil }
         let me = ObjectIdentifier(self)
         for binding in bindings.reversed() where binding.executor == me {
-            return binding.session as? CRUDSession<Connection>
+            // Only this executor binds under its identity, and its sessions are all of this type.
+            return unsafeDowncast(binding.session, to: CRUDSession<Connection>.self)
         }
         return nil
     }

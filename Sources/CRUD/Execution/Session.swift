@@ -139,7 +139,7 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
     /// Runs `body` with the statement this connection keeps for a prepared query's `slot`, prepared
     /// from `sql` the first time, and resets it afterwards: found by index, no text hashed. Errors
     /// are logged as they leave.
-    @usableFromInline
+    @inlinable
     func withOwnedStatement<T>(_ slot: CRUDStatementSlot, _ sql: String, _ body: (Connection.Statement) throws -> T) throws -> T {
         CRUDLogging.logQuery(sql)
         do {

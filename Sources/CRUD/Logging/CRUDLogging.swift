@@ -81,11 +81,13 @@ public enum CRUDLogging {
     }
 
     /// Logs a query with the SQL text produced only when someone listens.
+    @usableFromInline
     static func logQuery(_ sql: @autoclosure () -> String) {
         if isLoggingQueries { log(.query, sql()) }
     }
 
     /// Logs an error as it is thrown and returns it, so throw sites read `throw logged(error)`.
+    @usableFromInline
     static func logged<E: Error>(_ error: E) -> E {
         log(.error, String(describing: error))
         return error

@@ -41,7 +41,7 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
     /// The query limited to its first row, for `first`.
     @usableFromInline let first: Variant
     /// The key's name, for messages.
-    let keyName: String
+    @usableFromInline let keyName: String
 
     init(executor: CRUDExecutor<Connection>, plan: CRUDQueryPlan, keyPath: KeyPath<Model, Key>) throws {
         try plan.validate()
@@ -108,8 +108,9 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
         try await executor.perform(.read) { try self.select(key) }
     }
 
-    /// Runs `variant` with `key` bound on a session's kept statement, and `read` over its rows.
-    @usableFromInline
+    /// Runs `variant` with `key` bound on a session's kept statement, and `read` over its rows;
+    /// inlinable, so that it specializes with the connection's statement type in the caller.
+    @inlinable
     func run<T>(_ variant: Variant, _ key: Key, _ read: (Connection.Statement) throws -> T) throws -> T {
         try executor.reporting {
             if Key.crudIsOptional, try CRUDDatabaseValue(key) == .null {
