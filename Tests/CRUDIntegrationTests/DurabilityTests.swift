@@ -33,6 +33,9 @@ struct DurabilityTests {
     func killedWriter() throws {
         let path = Backend.temporaryFile("sqlite")
         let probe = try BuiltProgram("crud-test-probe")
+        // The table exists before the first probe, which a slow start (ThreadSanitizer) may see killed
+        // before it makes it.
+        try Database(configuration: try SQLiteDatabaseConfiguration(path)).create(Ledger.self)
         var acknowledged = -1
         var generator = SystemRandomNumberGenerator()
         for _ in 1 ... 12 {
@@ -42,7 +45,7 @@ struct DurabilityTests {
             let pipe = Pipe()
             process.standardOutput = pipe
             try process.run()
-            usleep(UInt32.random(in: 80_000 ... 250_000, using: &generator))
+            usleep(UInt32.random(in: 100_000 ... 400_000, using: &generator))
             kill(process.processIdentifier, SIGKILL)
             let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
