@@ -1,4 +1,5 @@
 import CRUD
+import CRUDSQLite
 import Foundation
 import Testing
 
@@ -32,6 +33,16 @@ struct JoinTests {
         #expect(pupils.map { $0.grades?.map(\.score) } == [[70, 90], [80], []])
         #expect(pupils.allSatisfy { $0.courses == nil && $0.friends == nil })
         #expect(try db.table(Pupil.self).select().map { $0 }.allSatisfy { $0.grades == nil })
+    }
+
+    @Test("a child row that does not fit its model is a decoding error naming the child, thrown at select's try (SQLite keeps the text)")
+    func childDecodingError() throws {
+        let db = try Self.school(try SQLiteDatabaseConfiguration(Backend.temporaryFile("sqlite")))
+        try db.sql("UPDATE \"Grade\" SET \"score\" = 'many' WHERE \"id\" = 2")
+        let query = try db.table(Pupil.self).order(by: \.id).join(\.grades, on: \.id, equals: \.pupilId)
+        let error = #expect(throws: CRUDDecoderError.self) { try query.select() }
+        #expect(error?.msg.contains("reading Grade") == true && error?.msg.contains("score") == true, "\(error?.msg ?? "")")
+        #expect(try db.table(Pupil.self).order(by: \.id).select().map(\.id) == [1, 2, 3], "the connection is usable afterwards")
     }
 
     @Test("pivot and self-pivot joins", arguments: Backend.all)

@@ -5,7 +5,8 @@ import Foundation
 ///     let cursor = try db.table(Person.self).cursor()
 ///     while let person = try cursor.next() { … }
 ///
-/// Joined children are loaded when the cursor is made; root rows are read as `next()` asks. The
+/// Root rows are read as `next()` asks; a join's children are loaded when the first root row asks
+/// for them. The
 /// cursor holds a connection (a reader on SQLite) until the rows run out, an error is thrown, or the
 /// cursor goes away: finish with it promptly.
 ///
@@ -22,7 +23,8 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
     // A `let`, so reading a row needs no retain of the statement; `isFinished` says it went back.
     @usableFromInline let statement: Connection.Statement
     @usableFromInline var isFinished = false
-    @usableFromInline let joins: [Int: JoinedChildren]
+    /// The joins' children by relation position; empty without joins.
+    @usableFromInline let joins: [JoinedChildren<Connection>?]
 
     init(executor: CRUDExecutor<Connection>, plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?) throws {
         self.executor = executor
@@ -36,9 +38,16 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
         if shared { session.gate.lock() }
         defer { if shared { session.gate.unlock() } }
         do {
-            var joins: [Int: JoinedChildren] = [:]
+            var joins: [JoinedChildren<Connection>?] = []
             for index in plan.joins.indices {
-                joins[plan.joins[index].relation] = try Self.children(plan.joins[index].model, of: plan, join: index, limit: limit, on: session)
+                let join = plan.joins[index]
+                if joins.count <= join.relation { joins += repeatElement(nil, count: join.relation + 1 - joins.count) }
+                var builder = SQLBuilder(dialect: session.dialect)
+                let sql = try logging { try builder.children(plan, join: index, limit: limit) }
+                joins[join.relation] = JoinedChildren(
+                    parentColumn: join.parentColumn, keyType: plan.root.crudSchema.columns[join.parentColumn].type, sql: sql,
+                    parameters: builder.parameters, keyColumn: join.pivot == nil ? join.childColumn : join.model.crudSchema.columns.count,
+                    limit: join.limit, session: session)
             }
             self.joins = joins
             let (sql, parameters) = try logging { try SelectCache.shared.select(plan, limit: limit, dialect: session.dialect) }
@@ -67,7 +76,7 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
                 return nil
             }
             if joins.isEmpty { return try Model(crudRow: statement) }
-            return try Model(crudRow: JoinedRow(base: statement, joins: joins))
+            return try Model(crudRow: JoinedRow<Connection>(base: statement, joins: joins))
         } catch {
             throw failed(error)
         }
@@ -98,37 +107,6 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
             if locksEachStep { session.gate.unlock() }
             if leased { executor.giveBack(session) }
         }
-    }
-
-    /// Runs join `index`'s child query and groups its rows by parent key, applying the join's limit
-    /// to each parent.
-    private static func children<Child: CRUDModel>(_ type: Child.Type, of plan: CRUDQueryPlan, join index: Int,
-                                                  limit: CRUDQueryPlan.Limit?, on session: CRUDSession<Connection>) throws -> JoinedChildren {
-        let join = plan.joins[index]
-        var builder = SQLBuilder(dialect: session.dialect)
-        let sql = try logging { try builder.children(plan, join: index, limit: limit) }
-        let keyType = plan.root.crudSchema.columns[join.parentColumn].type
-        let keyColumn = Child.crudSchema.columns.count
-        var groups: [CRUDDatabaseValue: [Child]] = [:]
-        var positions: [CRUDDatabaseValue: Int] = [:]
-        try session.withStatement(sql, builder.parameters) { statement in
-            while try statement.step() {
-                let key = try CRUDDatabaseValue(reading: statement, column: keyColumn, as: keyType)
-                if key == .null { continue }
-                if let limit = join.limit {
-                    let position = positions[key, default: 0]
-                    positions[key] = position + 1
-                    if position < limit.skip { continue }
-                    if let max = limit.max, position - limit.skip >= max { continue }
-                }
-                do {
-                    groups[key, default: []].append(try Child(crudRow: statement))
-                } catch let error as CRUDDecoderError {
-                    throw error.reading(Child.self)
-                }
-            }
-        }
-        return JoinedChildren(parentColumn: join.parentColumn, keyType: keyType, groups: groups)
     }
 }
 

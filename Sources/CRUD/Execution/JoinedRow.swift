@@ -1,34 +1,118 @@
 import Foundation
 
-/// The children a join found, grouped by the parent key they belong to.
+/// A join's children, loaded the first time a parent row asks for them (`JoinedRow.relation`):
+/// there the child model and the driver's statement type are concrete, so reading the child rows
+/// specializes in the caller's module. They are grouped by the parent key they belong to, integer
+/// keys as `Int64`.
+///
+/// Used by the cursor's thread alone (under the session's gate where the session is shared).
 @usableFromInline
-struct JoinedChildren {
+final class JoinedChildren<Connection: CRUDConnection> {
     /// The root column holding the key.
-    var parentColumn: Int
-    var keyType: CRUDColumnType
-    /// `[CRUDDatabaseValue: [Child]]` for the join's child type.
-    var groups: Any
+    @usableFromInline let parentColumn: Int
+    @usableFromInline let keyType: CRUDColumnType
+    @usableFromInline let sql: String
+    @usableFromInline let parameters: [CRUDDatabaseValue]
+    /// The result column holding the parent key: the child's own column, or the junction table's
+    /// after the child's columns.
+    @usableFromInline let keyColumn: Int
+    /// The join's limit, applied to each parent.
+    @usableFromInline let limit: CRUDQueryPlan.Limit?
+    @usableFromInline let session: CRUDSession<Connection>
+    /// `ChildGroups` of the join's child type, once loaded.
+    @usableFromInline var groups: AnyObject?
+
+    init(parentColumn: Int, keyType: CRUDColumnType, sql: String, parameters: [CRUDDatabaseValue], keyColumn: Int,
+         limit: CRUDQueryPlan.Limit?, session: CRUDSession<Connection>) {
+        self.parentColumn = parentColumn
+        self.keyType = keyType
+        self.sql = sql
+        self.parameters = parameters
+        self.keyColumn = keyColumn
+        self.limit = limit
+        self.session = session
+    }
+
+    /// Whether keys are integers, grouped as `Int64`.
+    @inlinable var integerKeys: Bool {
+        if case .integer = keyType { true } else { false }
+    }
+
+    /// The children of the parent row `row` is on.
+    @inlinable
+    func children<Child: CRUDModel>(of row: Connection.Statement, as _: Child.Type) throws -> [Child] {
+        let loaded: ChildGroups<Child>
+        if let groups {
+            // A relation is always read as its declared model, so these are `Child`'s groups.
+            loaded = unsafeDowncast(groups, to: ChildGroups<Child>.self)
+        } else {
+            loaded = try load(Child.self)
+            groups = loaded
+        }
+        if row.isNull(parentColumn) { return [] }
+        if integerKeys { return loaded.byInteger[try row.readInt64(parentColumn)] ?? [] }
+        return loaded.byValue[try CRUDDatabaseValue(reading: row, column: parentColumn, as: keyType)] ?? []
+    }
+
+    /// Runs the child query and groups its rows, keeping at most the join's limit per parent.
+    @inlinable
+    func load<Child: CRUDModel>(_: Child.Type) throws -> ChildGroups<Child> {
+        let loaded = ChildGroups<Child>()
+        let integerKeys = integerKeys
+        try session.withStatement(sql, parameters) { statement in
+            var seen: [CRUDDatabaseValue: Int] = [:]
+            while try statement.step() {
+                if statement.isNull(keyColumn) { continue }
+                if let limit {
+                    let key = try CRUDDatabaseValue(reading: statement, column: keyColumn, as: keyType)
+                    let position = seen[key, default: 0]
+                    seen[key] = position + 1
+                    if position < limit.skip { continue }
+                    if let max = limit.max, position - limit.skip >= max { continue }
+                }
+                let child: Child
+                do {
+                    child = try Child(crudRow: statement)
+                } catch let error as CRUDDecoderError {
+                    throw error.reading(Child.self)
+                }
+                if integerKeys {
+                    loaded.byInteger[try statement.readInt64(keyColumn), default: []].append(child)
+                } else {
+                    loaded.byValue[try CRUDDatabaseValue(reading: statement, column: keyColumn, as: keyType), default: []].append(child)
+                }
+            }
+        }
+        return loaded
+    }
+}
+
+/// A join's children by parent key.
+@usableFromInline
+final class ChildGroups<Child> {
+    @usableFromInline var byInteger: [Int64: [Child]] = [:]
+    @usableFromInline var byValue: [CRUDDatabaseValue: [Child]] = [:]
+
+    @inlinable init() {}
 }
 
 /// A root row of a joined query: reads go to the statement, relations to the joins' children.
 @usableFromInline
-struct JoinedRow<Base: CRUDRowReader>: CRUDRowReader {
-    @usableFromInline let base: Base
-    /// By relation position.
-    @usableFromInline let joins: [Int: JoinedChildren]
+struct JoinedRow<Connection: CRUDConnection>: CRUDRowReader {
+    @usableFromInline let base: Connection.Statement
+    /// By relation position; `nil` for a relation the query did not join.
+    @usableFromInline let joins: [JoinedChildren<Connection>?]
 
     @inlinable
-    init(base: Base, joins: [Int: JoinedChildren]) {
+    init(base: Connection.Statement, joins: [JoinedChildren<Connection>?]) {
         self.base = base
         self.joins = joins
     }
 
-    @usableFromInline
+    @inlinable
     func relation<Related: CRUDModel>(_ index: Int) throws -> [Related]? {
-        guard let join = joins[index] else { return nil }
-        let key = try CRUDDatabaseValue(reading: base, column: join.parentColumn, as: join.keyType)
-        guard key != .null, let groups = join.groups as? [CRUDDatabaseValue: [Related]] else { return [] }
-        return groups[key] ?? []
+        guard index < joins.count, let join = joins[index] else { return nil }
+        return try join.children(of: base, as: Related.self)
     }
 
     @inlinable func isNull(_ column: Int) -> Bool { base.isNull(column) }

@@ -6,9 +6,10 @@ public struct CRUDQueryPlan: Sendable {
         var descending: Bool
     }
 
+    @usableFromInline
     struct Limit: Sendable {
-        var max: Int?
-        var skip: Int
+        @usableFromInline var max: Int?
+        @usableFromInline var skip: Int
     }
 
     /// The junction table of a many-to-many join.

@@ -205,8 +205,8 @@ struct SQLBuilder {
         "SELECT COUNT(*) FROM (" + (try rootQuery(plan, selecting: "1", limit: plan.limit, ordered: false)) + ") AS crud_count"
     }
 
-    /// The children of join `index` for every root row, each row ending with the parent key it
-    /// belongs to, in the join's order.
+    /// The children of join `index` for every root row, in the join's order; through a junction
+    /// table each row ends with the parent key it belongs to (otherwise the child's own column holds it).
     mutating func children(_ plan: CRUDQueryPlan, join index: Int, limit: CRUDQueryPlan.Limit?) throws -> String {
         let join = plan.joins[index]
         let root = plan.root.crudSchema
@@ -227,7 +227,8 @@ struct SQLBuilder {
         scope.add(join.model, childAlias)
         let parents = dialect.inSubquery(try rootQuery(plan, selecting: qualified("t0", root.columns[join.parentColumn].name), limit: limit),
                                          column: quote(root.columns[join.parentColumn].name))
-        var sql = "SELECT \(columnList(child, alias: childAlias)), \(key) FROM \(from) WHERE \(key) IN (\(parents))"
+        let columns = columnList(child, alias: childAlias) + (join.pivot == nil ? "" : ", " + key)
+        var sql = "SELECT \(columns) FROM \(from) WHERE \(key) IN (\(parents))"
         if let filter = plan.filter {
             let named = try joinsNamed(by: filter, in: plan)
             if !named.isEmpty {
