@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Counts the instructions CRUD and raw sqlite3 execute per SQLite workload (lookups in one read
-# transaction, the join as the same two queries), with valgrind's
-# callgrind: repeatable where timings on a shared machine are not. Prints CRUD's count as a
-# multiple of raw's. Usage: Scripts/count-instructions.sh [rows]   (default 20000; needs valgrind)
+# transaction, the join as the same two queries), with valgrind's callgrind: repeatable where
+# timings on a shared machine are not. Prints CRUD's count as a multiple of raw's, for the first
+# run of each workload in a process ("cold": with the one-time costs of a first use, such as the
+# Swift runtime instantiating generic types) and for a run after it ("warm": one run of two minus
+# one run alone, what every later query costs).
+# Usage: Scripts/count-instructions.sh [rows]   (default 20000; needs valgrind)
 set -euo pipefail
 rows=${1:-20000}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,20 +15,26 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 # Inserts run alone: the read workloads first fill their database with raw inserts.
 profile() {
-  valgrind --tool=callgrind --callgrind-out-file="$out/$1" "$bench" --n "$rows" --rounds 1 --backends sqlite \
+  valgrind --tool=callgrind --callgrind-out-file="$out/$1" "$bench" --n "$rows" --rounds "$3" --backends sqlite \
     --implementations crud --only "$2" >/dev/null 2>&1
   callgrind_annotate --inclusive=yes --threshold=100 "$out/$1" > "$out/$1.txt" 2>/dev/null
 }
-profile writes insert
-profile reads fetch,lookup,filtered,join
+for rounds in 1 2; do
+  profile "writes$rounds" insert "$rounds"
+  profile "reads$rounds" fetch,lookup,filtered,join "$rounds"
+done
 count() { grep -E "$2" "$out/$1.txt" | head -1 | awk '{gsub(",", "", $1); print $1}'; }
-printf '%-10s %15s %15s %8s\n' workload "raw sqlite3" CRUD ratio
+ratio() { echo "$1 / $2" | bc -l; }
+printf '%-10s %15s %15s %8s %15s %15s %8s\n' workload "raw, cold" "CRUD, cold" ratio "raw, warm" "CRUD, warm" ratio
 # Each implementation's protocol entry point (its witness), so that what an implementation does
 # around the workload (the lookups' read transaction) is counted on both sides.
 for workload in writes:insert:6insert reads:fetch:8fetchAll reads:lookup:6lookup reads:filtered:8filtered \
                 reads:join:19parentsWithChildren; do
   IFS=: read -r file name method <<< "$workload"
-  raw=$(count "$file" "BenchRaw0B14ImplementationC.*EP${method}.*TW")
-  crud=$(count "$file" "BenchCRUD18CRUDImplementationC.*EP${method}.*TW")
-  printf '%-10s %15s %15s %7.2fx\n' "$name" "$raw" "$crud" "$(echo "$crud / $raw" | bc -l)"
+  raw="BenchRaw0B14ImplementationC.*EP${method}.*TW"
+  crud="BenchCRUD18CRUDImplementationC.*EP${method}.*TW"
+  raw1=$(count "${file}1" "$raw"); crud1=$(count "${file}1" "$crud")
+  raw2=$(( $(count "${file}2" "$raw") - raw1 )); crud2=$(( $(count "${file}2" "$crud") - crud1 ))
+  printf '%-10s %15s %15s %7.2fx %15s %15s %7.2fx\n' "$name" "$raw1" "$crud1" "$(ratio "$crud1" "$raw1")" \
+    "$raw2" "$crud2" "$(ratio "$crud2" "$raw2")"
 done

@@ -54,15 +54,18 @@ final class JoinedChildren<Connection: CRUDConnection> {
         return loaded.byValue[try CRUDDatabaseValue(reading: row, column: parentColumn, as: keyType)] ?? []
     }
 
-    /// Runs the child query and groups its rows, keeping at most the join's limit per parent.
+    /// Runs the child query and groups its rows, keeping at most the join's limit per parent. The
+    /// query's `key IN (…)` never yields a NULL key. The groups are built in locals and stored once,
+    /// so no row pays for access checks on the class's properties.
     @inlinable
     func load<Child: CRUDModel>(_: Child.Type) throws -> ChildGroups<Child> {
-        let loaded = ChildGroups<Child>()
+        var byInteger: [Int64: [Child]] = [:]
+        var byValue: [CRUDDatabaseValue: [Child]] = [:]
         let integerKeys = integerKeys
+        let (keyColumn, keyType, limit) = (keyColumn, keyType, limit)
         try session.withStatement(sql, parameters) { statement in
             var seen: [CRUDDatabaseValue: Int] = [:]
             while try statement.step() {
-                if statement.isNull(keyColumn) { continue }
                 if let limit {
                     let key = try CRUDDatabaseValue(reading: statement, column: keyColumn, as: keyType)
                     let position = seen[key, default: 0]
@@ -77,12 +80,15 @@ final class JoinedChildren<Connection: CRUDConnection> {
                     throw error.reading(Child.self)
                 }
                 if integerKeys {
-                    loaded.byInteger[try statement.readInt64(keyColumn), default: []].append(child)
+                    byInteger[try statement.readInt64(keyColumn), default: []].append(child)
                 } else {
-                    loaded.byValue[try CRUDDatabaseValue(reading: statement, column: keyColumn, as: keyType), default: []].append(child)
+                    byValue[try CRUDDatabaseValue(reading: statement, column: keyColumn, as: keyType), default: []].append(child)
                 }
             }
         }
+        let loaded = ChildGroups<Child>()
+        loaded.byInteger = byInteger
+        loaded.byValue = byValue
         return loaded
     }
 }
