@@ -117,23 +117,21 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
 
     /// Runs `sql` as `withStatement` does, but gives back rather than throws (and logs) an error that
     /// `expected` accepts: a failure the caller handles, as an upsert's insert that collides with
-    /// its target. `nil` when the statement succeeded.
+    /// its target. The database undid the failed statement, so its recorded changes are dropped.
+    /// `nil` when the statement succeeded.
     func attemptStatement(_ sql: String, expected: (CRUDSQLExeError) -> Bool,
                           _ body: (Connection.Statement) throws -> Void) throws -> CRUDSQLExeError? {
-        let statement = try prepared(sql, [])
-        defer { connection.release(statement) }
-        let start = recorder.statementStart
-        do {
-            try body(statement)
-            statementSucceeded()
-            return nil
-        } catch let error as CRUDSQLExeError where expected(error) {
-            recorder.dropStatement(from: start)
-            return error
-        } catch {
-            recorder.dropStatement(from: start)
-            throw CRUDLogging.logged(error)
+        var handled: CRUDSQLExeError?
+        try withStatement(sql) { statement in
+            let start = recorder.statementStart
+            do {
+                try body(statement)
+            } catch let error as CRUDSQLExeError where expected(error) {
+                recorder.dropStatement(from: start)
+                handled = error
+            }
         }
+        return handled
     }
 
     /// Runs `body` with the statement this connection keeps for a prepared query's `slot`, prepared
