@@ -75,11 +75,42 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
                 finish()
                 return nil
             }
-            if joins.isEmpty { return try Model(crudRow: statement) }
-            return try Model(crudRow: JoinedRow<Connection>(base: statement, joins: joins))
+            return try currentRow()
         } catch {
             throw failed(error)
         }
+    }
+
+    /// Calls `body` with each remaining result, then finishes.
+    ///
+    /// Unlike a loop over `next()`, no result is wrapped in an `Optional`, which for a model with
+    /// several reference-counted fields was copied and destroyed through value witnesses. `body` runs
+    /// outside the session's lock (it may run queries of its own); its errors pass on as they are.
+    /// - Throws: as `next()` does, or what `body` throws.
+    @inlinable
+    public func forEachRemaining(_ body: (Model) throws -> Void) throws {
+        while !isFinished {
+            let row: Model
+            do {
+                if locksEachStep { session.gate.lock() }
+                defer { if locksEachStep { session.gate.unlock() } }
+                guard try statement.step() else {
+                    finish()
+                    return
+                }
+                row = try currentRow()
+            } catch {
+                throw failed(error)
+            }
+            try body(row)
+        }
+    }
+
+    /// The model read from the row the statement stands on.
+    @inlinable
+    func currentRow() throws -> Model {
+        if joins.isEmpty { return try Model(crudRow: statement) }
+        return try Model(crudRow: JoinedRow<Connection>(base: statement, joins: joins))
     }
 
     /// Finishes the cursor and returns the error to throw: logged, given to `didFail`, and for a

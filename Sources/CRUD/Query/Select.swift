@@ -26,10 +26,10 @@ extension SelectAble {
     ///   fails, `CRUDDecoderError` when a row does not fit the model.
     @inlinable
     public func select() throws -> Select<OverAllForm, Self> {
-        // `cursor()` and `next()` hand their own errors to `didFail`.
+        // `cursor()` and the cursor hand their own errors to `didFail`.
         let cursor = try cursor()
         var rows: [OverAllForm] = []
-        while let next = try cursor.next() { rows.append(next) }
+        try cursor.forEachRemaining { rows.append($0) }
         return Select(rows: rows)
     }
 
@@ -47,9 +47,9 @@ extension SelectAble {
     ///   been passed to `body`.
     @inlinable
     public func forEach(_ body: (OverAllForm) throws -> Void) throws {
-        // `cursor()` and `next()` hand their own errors to `didFail`.
+        // `cursor()` and the cursor hand their own errors to `didFail`.
         let cursor = try cursor()
-        while let next = try cursor.next() { try body(next) }
+        try cursor.forEachRemaining(body)
     }
 
     /// How many results `select()` would give, counted by the database without reading them.
