@@ -144,7 +144,7 @@ struct CRUDWorkloads<Configuration: DatabaseConfigurationProtocol> {
         }
     }
 
-    private static func add(_ item: BenchItem, to checksum: inout Checksum) {
+    static func add(_ item: BenchItem, to checksum: inout Checksum) {
         checksum.add(id: item.id, name: item.name, score: item.score, flag: item.flag, createdAt: item.createdAt, note: item.note)
     }
 
@@ -181,4 +181,16 @@ struct CRUDWorkloads<Configuration: DatabaseConfigurationProtocol> {
         }
         return checksum
     }
+}
+
+/// Streams every item of the SQLite file at `path` through CRUD's `forEach`, calling `sample` every
+/// `every` rows (the memory workload measures the process there).
+public func streamItemsThroughCRUD(path: String, every: Int, sample: () -> Void) throws -> Checksum {
+    let db = Database(configuration: try SQLiteDatabaseConfiguration(path))
+    var checksum = Checksum()
+    try db.table(BenchItem.self).forEach { item in
+        CRUDWorkloads<SQLiteDatabaseConfiguration>.add(item, to: &checksum)
+        if checksum.rows % every == 0 { sample() }
+    }
+    return checksum
 }

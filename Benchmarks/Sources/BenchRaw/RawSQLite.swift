@@ -213,6 +213,21 @@ public enum BenchDatabase {
         try handle.exec("COMMIT")
     }
 
+    /// An items table of `rows` rows made by SQLite itself, so that the process never holds them.
+    public static func fillGenerated(at path: String, rows: Int) throws {
+        try create(at: path, indexes: false)
+        let handle = try Handle(path: path)
+        let statement = try handle.prepare("""
+            INSERT INTO items ("id", "name", "score", "flag", "createdAt", "note")
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
+            SELECT i, 'item ' || i, i * 0.25, i % 2, 1700000000.0 + i,
+                   CASE WHEN i % 3 = 0 THEN NULL ELSE 'note ' || i END FROM n
+            """)
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_int64(statement, 1, Int64(rows))
+        _ = try handle.step(statement)
+    }
+
     /// A fingerprint of the items table, computed by SQLite: equal for equal contents.
     public static func fingerprint(of path: String) throws -> Checksum {
         let handle = try Handle(path: path)

@@ -18,11 +18,13 @@ struct Options {
     var implementations: Set<String>?
     var backends: Set<String> = ["sqlite", "postgres", "mysql"]
 
-    static let workloads = ["insert", "fetch", "lookup", "filtered", "join", "generator", "concurrent", "observed"]
+    static let workloads = ["memory", "insert", "fetch", "lookup", "filtered", "join", "generator", "concurrent", "observed"]
     static let usage = """
         USAGE: crud-bench [--n rows] [--rounds count] [--only workload,...] [--implementations name,...] [--backends name,...]
 
         Workloads: \(workloads.joined(separator: ", ")). Defaults: --n 100000 --rounds 5, all workloads.
+        memory streams --n rows (at least 1,000,000) from SQLite through CRUD's forEach and reports the
+        process's resident memory; run it alone for a peak that is the stream's: --only memory.
         Implementations (SQLite): crud, grdb-record, grdb-codable (raw sqlite3 always runs, as the reference).
         Backends: sqlite, postgres, mysql (default all). PostgreSQL runs insert, fetch and lookup against raw
         libpq on a throwaway server (initdb + pg_ctl; as root, run as the postgres user); MySQL runs them
@@ -138,6 +140,10 @@ func run(_ options: Options, implementations: Implementations) throws {
     let directory = FileManager.default.temporaryDirectory.appending(path: "crud-bench-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
+    if selected.contains("memory"), options.backends.contains("sqlite") {
+        try measureStreamingMemory(rows: max(options.rows, 1_000_000), directory: directory)
+        if selected == ["memory"] { return }
+    }
     let dataset = Dataset(rows: options.rows)
     let names = implementations.map(\.name)
     let clock = ContinuousClock()
@@ -446,4 +452,36 @@ do {
 } catch {
     FileHandle.standardError.write(Data("crud-bench: error: \(error)\n".utf8))
     exit(1)
+}
+
+/// The process's resident memory now, in bytes (Linux: /proc/self/statm).
+func residentBytes() -> Int {
+    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = statm.split(separator: " ")
+    return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+}
+
+/// Streams `rows` rows that SQLite generated (the process never holds them) through CRUD's
+/// `forEach`, sampling resident memory every 10,000 rows; the rows are checked against raw sqlite3's.
+func measureStreamingMemory(rows: Int, directory: URL) throws {
+    let path = directory.appending(path: "memory.sqlite").path
+    try BenchDatabase.fillGenerated(at: path, rows: rows)
+    let before = residentBytes()
+    var samples: [Int] = []
+    let checksum = try streamItemsThroughCRUD(path: path, every: 10_000) { samples.append(residentBytes()) }
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    let expected = try RawImplementation(path: path).fetchAll()
+    guard checksum == expected, checksum.rows == rows else {
+        throw BenchError("memory: CRUD streamed \(checksum), raw sqlite3 read \(expected)")
+    }
+    let mb = { (bytes: Int) in String(format: "%.1f MB", Double(bytes) / 1_048_576) }
+    let tenth = samples.count / 10
+    print("""
+
+        ## Streaming \(rows) rows through CRUD's forEach (checksums agree with raw sqlite3: \(checksum))
+        resident before the query: \(mb(before)); while streaming: \(mb(samples.min() ?? 0)) to \(mb(samples.max() ?? 0))
+        (after the first tenth of the rows: \(mb(samples[tenth])), at the end: \(mb(samples.last ?? 0))); process peak: \(mb(Int(usage.ru_maxrss) * 1_024))
+
+        """)
 }
