@@ -104,7 +104,8 @@ struct CRUDWorkloads<Configuration: DatabaseConfigurationProtocol> {
         BenchItem(id: data.id, name: data.name, score: data.score, flag: data.flag, createdAt: data.createdAt, note: data.note)
     }
 
-    /// One task per slice, all sharing the one `Database` and its pool, through the async API.
+    /// One task per slice, all sharing the one `Database` and its pool, through the async API; each
+    /// task keeps a prepared query, as the single-threaded lookups do.
     func concurrentLookups(_ slices: [[Int64]]) throws -> Checksum {
         let db = self.db
         let executor = self.executor
@@ -113,9 +114,9 @@ struct CRUDWorkloads<Configuration: DatabaseConfigurationProtocol> {
                 for slice in slices {
                     group.addTask(executorPreference: executor) {
                         var checksum = Checksum()
-                        let items = db.table(BenchItem.self)
+                        let byID = try db.table(BenchItem.self).prepared(matching: \.id)
                         for id in slice {
-                            if let item = try await items.where(\BenchItem.id == id).first() { Self.add(item, to: &checksum) }
+                            if let item = try await byID.first(id) { Self.add(item, to: &checksum) }
                         }
                         return checksum
                     }
