@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "CRUDSQLite", targets: ["CRUDSQLite"]),
         .library(name: "CRUDPostgres", targets: ["CRUDPostgres"]),
         .library(name: "CRUDMySQL", targets: ["CRUDMySQL"]),
+        .library(name: "CRUDTesting", targets: ["CRUDTesting"]),
         .executable(name: "crud-gen", targets: ["crud-gen"]),
         .plugin(name: "CRUDPlugin", targets: ["CRUDPlugin"]),
     ],
@@ -48,6 +49,9 @@ let package = Package(
         ),
         .target(name: "CRUDMySQL", dependencies: ["CRUD", "CMariaDB"]),
 
+        // A test double for users: a connection that records SQL and bound values instead of running them.
+        .target(name: "CRUDTesting", dependencies: ["CRUD"]),
+
         // The demo the README's first command runs.
         .executableTarget(
             name: "crud-demo",
@@ -73,10 +77,10 @@ let package = Package(
             dependencies: ["CRUD"],
             plugins: ["CRUDPlugin"]
         ),
-        // SQL building and runtime behaviour that needs no database.
+        // SQL building and runtime behaviour that needs no database, through CRUDTesting.
         .testTarget(
             name: "CRUDTests",
-            dependencies: ["CRUD"],
+            dependencies: ["CRUD", "CRUDTesting"],
             plugins: ["CRUDPlugin"]
         ),
         // The Perfect-CRUD README end to end against real databases.

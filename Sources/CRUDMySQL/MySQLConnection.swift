@@ -83,9 +83,9 @@ public final class MySQLConnection: CRUDConnection {
             || number == UInt32(ER_CONNECTION_KILLED) || number == UInt32(ER_SERVER_SHUTDOWN) {
             lost = true
             return CRUDSQLExeError("lost the connection to MySQL \(target): \(message) (error \(number)); the next call reconnects",
-                                   sql: sql, code: String(number), databaseMessage: message, kind: .other)
+                                   sql: sql, code: String(number), databaseMessage: message, kind: .connectionLost)
         }
-        let violation = MySQLViolation(number: number, message: message, sql: sql)
+        let violation = MySQLFailure(number: number, message: message, sql: sql)
         return CRUDSQLExeError("MySQL error \(number) (SQLSTATE \(state)) on \(target): \(message)", sql: sql, code: String(number),
                                databaseMessage: message, kind: violation.kind, constraint: violation.constraint, table: violation.table)
     }
@@ -201,7 +201,8 @@ public final class MySQLConnection: CRUDConnection {
 
     private func ensureConnected() throws {
         guard lost else { return }
-        throw CRUDSQLExeError("lost the connection to MySQL \(target); the next call outside a transaction reconnects", code: "2006")
+        throw CRUDSQLExeError("lost the connection to MySQL \(target); the next call outside a transaction reconnects", code: "2006",
+                              kind: .connectionLost)
     }
 
     public func columns(ofTable table: String) throws -> [CRUDDatabaseColumn]? {
@@ -230,9 +231,9 @@ public final class MySQLConnection: CRUDConnection {
         return names
     }
 
-    /// From `information_schema.STATISTICS`: a duplicate-key error names the index (`PRIMARY` for
-    /// the primary key).
-    public func uniqueKeys(ofTable table: String, columns: [String]) throws -> Set<String> {
+    /// From `information_schema.STATISTICS`, by the names a duplicate-key error gives them (`PRIMARY`
+    /// for the primary key).
+    public func uniqueKeys(ofTable table: String) throws -> [String: Set<String>] {
         let statement = try prepare("""
             SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS
             WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND NON_UNIQUE = 0 ORDER BY INDEX_NAME, SEQ_IN_INDEX
@@ -241,7 +242,6 @@ public final class MySQLConnection: CRUDConnection {
         try statement.bindText(table, at: 0)
         var keys: [String: Set<String>] = [:]
         while try statement.step() { keys[try statement.readText(0), default: []].insert(try statement.readText(1)) }
-        let wanted = Set(columns)
-        return Set(keys.filter { $0.value == wanted }.keys)
+        return keys
     }
 }

@@ -71,19 +71,11 @@ public final class PostgresConnection: CRUDConnection {
         let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
         if PQstatus(handle) == CONNECTION_BAD {
             return CRUDSQLExeError("lost the connection to PostgreSQL \(target): \(message); the next call reconnects",
-                                   sql: sql, code: state ?? "08006", databaseMessage: message)
+                                   sql: sql, code: state ?? "08006", databaseMessage: message, kind: .connectionLost)
         }
         let field = { (code: Character) in result.flatMap { PQresultErrorField($0, Int32(code.asciiValue!)) }.map { String(cString: $0) } }
-        let kind: CRUDSQLExeError.Kind = switch state {
-        case "23505": .uniqueViolation
-        case "23503": .foreignKeyViolation
-        case "23502": .notNullViolation
-        case "23514": .checkViolation
-        case "42P10" where message.contains("ON CONFLICT"): .conflictTargetNotUnique
-        default: .other
-        }
         return CRUDSQLExeError("PostgreSQL error \(state ?? "") on \(target): \(message)", sql: sql, code: state, databaseMessage: message,
-                               kind: kind, constraint: field("n"), table: field("t"))
+                               kind: PostgresState.kind(of: state), constraint: field("n"), table: field("t"))
     }
 
     /// False once the connection to the server was lost; the pool then replaces it.
@@ -99,7 +91,8 @@ public final class PostgresConnection: CRUDConnection {
         _ = cache.removeAll()
         guard PQstatus(handle) == CONNECTION_OK else {
             let message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
-            throw CRUDSQLExeError("cannot reconnect to PostgreSQL \(target): \(message)", code: "08006", databaseMessage: message)
+            throw CRUDSQLExeError("cannot reconnect to PostgreSQL \(target): \(message)", code: "08006", databaseMessage: message,
+                                  kind: .connectionLost)
         }
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
     }
@@ -108,7 +101,7 @@ public final class PostgresConnection: CRUDConnection {
     private func ensureConnected() throws {
         guard PQstatus(handle) == CONNECTION_BAD else { return }
         throw CRUDSQLExeError("lost the connection to PostgreSQL \(target); the next call outside a transaction reconnects",
-                              code: "08006")
+                              code: "08006", kind: .connectionLost)
     }
 
     /// Runs a command whose result only tells success or failure.
@@ -213,5 +206,21 @@ public final class PostgresConnection: CRUDConnection {
         var names: Set<String> = []
         while try statement.step() { names.insert(try statement.readText(0)) }
         return names
+    }
+
+    /// The unique indexes of `table` (those of its primary key and unique constraints too) with their
+    /// columns: what `ON CONFLICT (…)` accepts. Partial indexes and indexes on expressions are left
+    /// out.
+    public func uniqueKeys(ofTable table: String) throws -> [String: Set<String>] {
+        let statement = try prepare("""
+            SELECT i.indexrelid::regclass::text, a.attname::text FROM pg_index AS i
+            JOIN pg_attribute AS a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+            WHERE i.indrelid = to_regclass($1) AND i.indisunique AND i.indpred IS NULL AND i.indexprs IS NULL
+            """)
+        defer { release(statement) }
+        try statement.bindText(dialect.quote(table), at: 0)
+        var keys: [String: Set<String>] = [:]
+        while try statement.step() { keys[try statement.readText(0), default: []].insert(try statement.readText(1)) }
+        return keys
     }
 }

@@ -75,6 +75,9 @@ public final class SQLiteConnection: CRUDConnection {
             throw CRUDSQLExeError("cannot open SQLite database at \(path): \(message)", code: "\(status)", databaseMessage: message)
         }
         sqlite3_extended_result_codes(opened, 1)
+        // A misspelt column in raw SQL is an error, not the string "misspelt" (SQLite's legacy
+        // double-quoted strings); schemas that already hold such strings still load (DDL is left be).
+        _ = crud_sqlite3_refuse_double_quoted_strings(opened)
         let milliseconds = busyTimeout.components.seconds * 1_000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
         sqlite3_busy_timeout(opened, Int32(clamping: milliseconds))
         return opened
@@ -93,7 +96,7 @@ public final class SQLiteConnection: CRUDConnection {
     private static func error(_ status: Int32, on handle: OpaquePointer, path: String, sql: String?) -> CRUDSQLExeError {
         let message = String(cString: sqlite3_errmsg(handle))
         let name = String(cString: sqlite3_errstr(status))
-        let violation = SQLiteViolation(status: status, message: message, sql: sql)
+        let violation = SQLiteFailure(status: status, message: message, sql: sql)
         var text = "SQLite error \(status) (\(name)) in \(path): \(message)"
         if violation.kind == .foreignKeyViolation, let table = violation.table { text += " (writing table \"\(table)\")" }
         return CRUDSQLExeError(text, sql: sql, code: "\(status)", databaseMessage: message,
@@ -192,5 +195,21 @@ public final class SQLiteConnection: CRUDConnection {
                                               isNullable: try info.readInt64(2) == 0, isPrimaryKey: try info.readInt64(3) > 0))
         }
         return columns
+    }
+
+    /// The unique indexes of `table` (`UNIQUE` constraints, a primary key; the rowid primary key as
+    /// `PRIMARY KEY`) with their columns. Partial indexes are left out, and an expression in an index
+    /// is a column no name matches.
+    public func uniqueKeys(ofTable table: String) throws -> [String: Set<String>] {
+        let statement = try prepare("""
+            SELECT il.name, coalesce(ii.name, char(0)) FROM pragma_index_list(?1) AS il, pragma_index_info(il.name) AS ii
+            WHERE il."unique" = 1 AND il.partial = 0
+            UNION ALL SELECT 'PRIMARY KEY', name FROM pragma_table_info(?1) WHERE pk > 0
+            """)
+        defer { release(statement) }
+        try statement.bindText(table, at: 0)
+        var keys: [String: Set<String>] = [:]
+        while try statement.step() { keys[try statement.readText(0), default: []].insert(try statement.readText(1)) }
+        return keys
     }
 }

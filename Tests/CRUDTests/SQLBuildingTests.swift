@@ -1,4 +1,5 @@
 @testable import CRUD
+import CRUDTesting
 import Foundation
 import Testing
 

@@ -74,12 +74,12 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// - Throws: `CRUDSQLExeError`.
     func constraintNames(ofTable table: String) throws -> Set<String>
 
-    /// The names that duplicate-key errors give the primary key and unique constraints of `table`
-    /// made of exactly `columns` (in any order), empty when none is: how an upsert tells a conflict
-    /// on its target from one on another key where the dialect has no upsert clause. The default is
-    /// empty (the drivers of such dialects implement it).
+    /// The primary key and unique constraints (unique indexes) of `table`, each under the name a
+    /// duplicate-key error gives it, with its columns: how an upsert finds out, before it writes,
+    /// that its conflict target is a key (and, where the dialect has no upsert clause, tells a
+    /// conflict on its target from one on another key). Partial unique indexes are left out.
     /// - Throws: `CRUDSQLExeError`.
-    func uniqueKeys(ofTable table: String, columns: [String]) throws -> Set<String>
+    func uniqueKeys(ofTable table: String) throws -> [String: Set<String>]
 
     /// Prepares `sql` as a statement the caller keeps for as long as it likes, outside the
     /// connection's statement cache (a prepared query's, per connection): give it up with
@@ -108,7 +108,6 @@ extension CRUDConnection {
     public func checkForeignKeys() throws {}
     public func indexes(ofTable table: String) throws -> [(sql: String, columns: [String])] { [] }
     public func constraintNames(ofTable table: String) throws -> Set<String> { [] }
-    public func uniqueKeys(ofTable table: String, columns: [String]) throws -> Set<String> { [] }
     public func insertReturned(id: Int64) {}
     public func probe() {}
 

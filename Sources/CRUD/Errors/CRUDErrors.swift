@@ -43,7 +43,8 @@ public struct CRUDSQLExeError: CRUDReportableError, CustomStringConvertible, Sen
     public let msg: String
     /// The statement that failed, when there was one.
     public let sql: String?
-    /// The driver's error code: SQLite's extended result code, or PostgreSQL's SQLSTATE.
+    /// The database's own error code: SQLite's extended result code, PostgreSQL's SQLSTATE, or
+    /// MySQL's error number.
     public let code: String?
     /// The database's own message.
     public let databaseMessage: String?
@@ -55,8 +56,12 @@ public struct CRUDSQLExeError: CRUDReportableError, CustomStringConvertible, Sen
     public let table: String?
     public var isReported = false
 
-    /// What sort of failure a `CRUDSQLExeError` is, the same on every backend.
-    public enum Kind: Sendable, Equatable {
+    /// What sort of failure a `CRUDSQLExeError` is, the same on every backend, so that
+    /// `catch let error as CRUDSQLExeError where error.kind == .uniqueViolation` works anywhere.
+    ///
+    /// Each driver sets it from the database's own code (SQLite's extended result code, PostgreSQL's
+    /// SQLSTATE, MySQL's error number), which `code` keeps; the README lists the codes per driver.
+    public enum Kind: Sendable, Equatable, CaseIterable {
         /// A UNIQUE or PRIMARY KEY constraint: the values already exist.
         case uniqueViolation
         /// A FOREIGN KEY constraint: the referenced row is missing, or still referenced.
@@ -65,7 +70,21 @@ public struct CRUDSQLExeError: CRUDReportableError, CustomStringConvertible, Sen
         case notNullViolation
         /// A CHECK constraint.
         case checkViolation
-        /// An upsert's conflict target is neither the primary key nor a unique constraint.
+        /// Another connection holds the lock the statement needs, and waiting for it timed out (or
+        /// the statement asked not to wait): running it again later may succeed.
+        case busyOrLocked
+        /// The database, the connection or the transaction only reads.
+        case readOnly
+        /// The connection to the server was lost; the pool reconnects on the next call outside a
+        /// transaction.
+        case connectionLost
+        /// The SQL does not parse or names a table, column or function that does not exist.
+        case syntaxOrSchema
+        /// The transaction lost a race with another one (a serialization failure or a deadlock)
+        /// and was rolled back: run the whole transaction again.
+        case serializationFailure
+        /// An upsert's conflict target is neither the primary key nor a unique constraint (found
+        /// before anything is written).
         case conflictTargetNotUnique
         /// Anything else; `code` has the database's own code.
         case other

@@ -57,6 +57,11 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
     /// the generation of the slot it was prepared for (`CRUDStatementSlot`).
     @usableFromInline var ownedStatements: [(generation: Int, statement: Connection.Statement)?] = []
 
+    /// The keys found by `uniqueKeys(of:exactly:)`, by table and columns. Only found keys are kept:
+    /// a key dropped later makes the database refuse the statement, while a missing one remembered
+    /// would refuse an upsert after the key was added.
+    private var foundKeys: [[String]: Set<String>] = [:]
+
     init(_ connection: Connection, role: CRUDConnectionRole, observation: CRUDObservationCenter) {
         self.connection = connection
         self.observation = observation
@@ -70,6 +75,18 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
     }
 
     override var isUsable: Bool { connection.isUsable }
+
+    /// The names of `table`'s primary key and unique constraints made of exactly `columns` (in any
+    /// order); empty when none is. Asked of the database once per session and table and columns.
+    /// - Throws: `CRUDSQLExeError`.
+    func uniqueKeys(of table: String, exactly columns: [String]) throws -> Set<String> {
+        let key = [table] + columns.sorted()
+        if let found = foundKeys[key] { return found }
+        let wanted = Set(columns)
+        let found = Set(try connection.uniqueKeys(ofTable: table).filter { $0.value == wanted }.keys)
+        if !found.isEmpty { foundKeys[key] = found }
+        return found
+    }
 
     var dialect: any CRUDDialect { connection.dialect }
 

@@ -59,47 +59,47 @@ extension Table {
         return try executor.withSession(.write) { session in
             let dialect = session.dialect
             let names = target.map { schema.columns[$0].name }
-            do {
-                guard let clause = dialect.upsertClause(target: names.map(dialect.quote), update: updated.map { dialect.quote(schema.columns[$0].name) }) else {
-                    let keys = try session.connection.uniqueKeys(ofTable: schema.name, columns: names)
-                    guard !keys.isEmpty else { throw CRUDSQLExeError("no unique key on the conflict target", kind: .conflictTargetNotUnique) }
-                    return try session.transaction(.default) {
-                        try insertOrUpdate(instances, target: target, keys: keys, updated: updated, in: session)
-                    }
-                }
-                let capture = session.changeCapture(for: schema, writing: .insert)
-                var returning = ""
-                if let id = capture.idColumn, let inserted = dialect.upsertInsertedFlag {
-                    returning = " RETURNING \(dialect.quote(schema.columns[id].name)), \(inserted)"
-                }
-                let sql = SQLBuilder(dialect: dialect).insert(into: schema, columns: Array(schema.columns.indices)) + clause + returning
-                func write() throws -> Int {
-                    try session.withStatement(sql) { statement in
-                        var binder = statement
-                        var written = 0
-                        for (index, instance) in instances.enumerated() {
-                            if index > 0 { try statement.reset() }
-                            try instance.crudBindRow(to: &binder, from: 0)
-                            if returning.isEmpty {
-                                try session.step(statement, writing: .insert, in: schema.name, capture: CRUDChangeCapture(observed: capture.observed, idColumn: nil))
-                            } else {
-                                while try statement.step() {
-                                    session.recorder.record(try statement.readBool(1) ? .insert : .update, table: schema.name,
-                                                            id: Int(try statement.readInt64(0)))
-                                }
-                            }
-                            written += statement.changedRows
-                        }
-                        return written
-                    }
-                }
-                return instances.count > 1 ? try session.transaction(.default, write) : try write()
-            } catch let error as CRUDSQLExeError where error.kind == .conflictTargetNotUnique {
+            // Found out before anything is written, and the same on every backend: the databases
+            // tell a target that is not a key only by a general error code.
+            let keys = try session.uniqueKeys(of: schema.name, exactly: names)
+            guard !keys.isEmpty else {
                 throw CRUDLogging.logged(CRUDSQLExeError(
                     "upsert: the conflict target (\(names.joined(separator: ", "))) of \(A.self) is neither its primary key nor a unique constraint, so the "
                         + "database cannot tell which row conflicts; declare .unique(…) in crudConstraints or name the primary key",
-                    sql: error.sql, code: error.code, databaseMessage: error.databaseMessage, kind: .conflictTargetNotUnique, table: schema.name))
+                    kind: .conflictTargetNotUnique, table: schema.name))
             }
+            guard let clause = dialect.upsertClause(target: names.map(dialect.quote), update: updated.map { dialect.quote(schema.columns[$0].name) }) else {
+                return try session.transaction(.default) {
+                    try insertOrUpdate(instances, target: target, keys: keys, updated: updated, in: session)
+                }
+            }
+            let capture = session.changeCapture(for: schema, writing: .insert)
+            var returning = ""
+            if let id = capture.idColumn, let inserted = dialect.upsertInsertedFlag {
+                returning = " RETURNING \(dialect.quote(schema.columns[id].name)), \(inserted)"
+            }
+            let sql = SQLBuilder(dialect: dialect).insert(into: schema, columns: Array(schema.columns.indices)) + clause + returning
+            func write() throws -> Int {
+                try session.withStatement(sql) { statement in
+                    var binder = statement
+                    var written = 0
+                    for (index, instance) in instances.enumerated() {
+                        if index > 0 { try statement.reset() }
+                        try instance.crudBindRow(to: &binder, from: 0)
+                        if returning.isEmpty {
+                            try session.step(statement, writing: .insert, in: schema.name, capture: CRUDChangeCapture(observed: capture.observed, idColumn: nil))
+                        } else {
+                            while try statement.step() {
+                                session.recorder.record(try statement.readBool(1) ? .insert : .update, table: schema.name,
+                                                        id: Int(try statement.readInt64(0)))
+                            }
+                        }
+                        written += statement.changedRows
+                    }
+                    return written
+                }
+            }
+            return instances.count > 1 ? try session.transaction(.default, write) : try write()
         }
     }
 

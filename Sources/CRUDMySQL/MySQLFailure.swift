@@ -2,10 +2,10 @@ import CMariaDB
 import CRUD
 import Foundation
 
-/// What MySQL or MariaDB tells of a constraint violation: its kind by the error number, and the
-/// constraint and table its message names (`… for key 'Cycle_color_key'`, `(\`db\`.\`Pet\`,
+/// What MySQL or MariaDB tells of a failure: its kind by the error number, and for a constraint
+/// violation the constraint and table its message names (`… for key 'Cycle_color_key'`, `(\`db\`.\`Pet\`,
 /// CONSTRAINT \`Pet_owner_fkey\` …)`).
-struct MySQLViolation {
+struct MySQLFailure {
     let kind: CRUDSQLExeError.Kind
     let constraint: String?
     let table: String?
@@ -32,9 +32,25 @@ struct MySQLViolation {
             constraint = Self.quoted(after: "CONSTRAINT ", in: message) ?? Self.quoted(after: "constraint ", in: message)
             table = Self.quoted(after: "`.", in: message) ?? sql.flatMap(CRUDSQLExeError.tableWritten(by:))
         default:
-            kind = .other
+            kind = Self.kind(of: number)
             constraint = nil
             table = nil
+        }
+    }
+
+    /// MySQL 8's number for `NOWAIT` finding a row locked (MariaDB reports a lock wait timeout).
+    static let mysqlLockNowait: UInt32 = 3572
+
+    /// The kind of a failure that is not a constraint violation, by its error number.
+    private static func kind(of number: UInt32) -> CRUDSQLExeError.Kind {
+        switch number {
+        case UInt32(ER_LOCK_WAIT_TIMEOUT), mysqlLockNowait: .busyOrLocked
+        case UInt32(ER_LOCK_DEADLOCK): .serializationFailure
+        case UInt32(ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION), UInt32(ER_OPTION_PREVENTS_STATEMENT): .readOnly
+        case UInt32(ER_PARSE_ERROR), UInt32(ER_SYNTAX_ERROR), UInt32(ER_NO_SUCH_TABLE), UInt32(ER_BAD_FIELD_ERROR),
+             UInt32(ER_BAD_TABLE_ERROR), UInt32(ER_SP_DOES_NOT_EXIST), UInt32(ER_BAD_DB_ERROR):
+            .syntaxOrSchema
+        default: .other
         }
     }
 

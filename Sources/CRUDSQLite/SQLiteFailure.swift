@@ -2,11 +2,11 @@ import CRUD
 import CSQLite
 import Foundation
 
-/// What SQLite tells of a constraint violation: its kind by the extended result code, and the
-/// constraint or table its message names. SQLite names the table and columns of a UNIQUE or NOT NULL
-/// violation and the constraint of a CHECK; of a FOREIGN KEY violation it says nothing, so the table
-/// the statement writes stands in.
-struct SQLiteViolation {
+/// What SQLite tells of a failure: its kind by the (extended) result code, and for a constraint
+/// violation the constraint or table its message names. SQLite names the table and columns of a
+/// UNIQUE or NOT NULL violation and the constraint of a CHECK; of a FOREIGN KEY violation it says
+/// nothing, so the table the statement writes stands in.
+struct SQLiteFailure {
     let kind: CRUDSQLExeError.Kind
     let constraint: String?
     let table: String?
@@ -17,6 +17,8 @@ struct SQLiteViolation {
     static let notNull = SQLITE_CONSTRAINT | (5 << 8)
     static let primaryKey = SQLITE_CONSTRAINT | (6 << 8)
     static let unique = SQLITE_CONSTRAINT | (8 << 8)
+    /// A WAL read transaction that wrote after another connection committed: its snapshot is stale.
+    static let busySnapshot = SQLITE_BUSY | (2 << 8)
 
     init(status: Int32, message: String, sql: String?) {
         let detail = message.split(separator: ":", maxSplits: 1).dropFirst().first.map { $0.trimmingCharacters(in: .whitespaces) }
@@ -37,14 +39,23 @@ struct SQLiteViolation {
             kind = .foreignKeyViolation
             constraint = nil
             table = sql.flatMap(CRUDSQLExeError.tableWritten(by:))
-        case SQLITE_ERROR where message.contains("ON CONFLICT clause does not match"):
-            kind = .conflictTargetNotUnique
-            constraint = nil
-            table = sql.flatMap(CRUDSQLExeError.tableWritten(by:))
         default:
-            kind = .other
+            kind = Self.kind(of: status)
             constraint = nil
             table = nil
+        }
+    }
+
+    /// The kind of a failure that is not a constraint violation, by its result code.
+    private static func kind(of status: Int32) -> CRUDSQLExeError.Kind {
+        if status == busySnapshot { return .serializationFailure }
+        // The primary code is the low byte of an extended one.
+        switch status & 0xff {
+        case SQLITE_BUSY, SQLITE_LOCKED: return .busyOrLocked
+        case SQLITE_READONLY: return .readOnly
+        // SQLITE_ERROR is what SQLite returns for SQL that does not parse or names what is not there.
+        case SQLITE_ERROR, SQLITE_SCHEMA: return .syntaxOrSchema
+        default: return .other
         }
     }
 

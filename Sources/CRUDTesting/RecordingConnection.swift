@@ -1,0 +1,83 @@
+import CRUD
+
+/// A connection that records every statement with its bound values instead of running it, so that
+/// a test can assert the SQL and parameters a chain produces without a database:
+///
+///     let db = Database(configuration: RecordingConfiguration())
+///     _ = try db.table(Person.self).where(\Person.age > 30).select()
+///     #expect(db.configuration.connection.executions.last?.bindings == [.integer(30)])
+///
+/// Queries return the rows queued in `queuedRows` for the next statement prepared (none by default;
+/// `SELECT COUNT(*)` returns 0). Transactions are followed as a database would follow them.
+/// Use it from one test (one thread) at a time.
+public final class RecordingConnection: CRUDConnection {
+    /// One statement as it was run: its SQL and the values bound to it, in parameter order (`.null`
+    /// for a parameter left unbound).
+    public struct Execution: Equatable, Sendable {
+        public var sql: String
+        public var bindings: [CRUDDatabaseValue]
+
+        public init(sql: String, bindings: [CRUDDatabaseValue]) {
+            self.sql = sql
+            self.bindings = bindings
+        }
+    }
+
+    public let dialect: any CRUDDialect
+    public let isUsable = true
+    /// Follows the recorded BEGIN, COMMIT and ROLLBACK, as a database would.
+    public private(set) var transactionStatus = CRUDTransactionStatus.none
+    /// Every statement run so far, in order.
+    public private(set) var executions: [Execution] = []
+    /// The rows the next statement prepared returns, one array of column values per row, in the
+    /// order the query selects its columns.
+    public var queuedRows: [[CRUDDatabaseValue]] = []
+    /// The unique keys an upsert finds, by table: key name to columns. An upsert whose target is not
+    /// among its table's keys throws `.conflictTargetNotUnique`, as against a database.
+    public var uniqueKeys: [String: [String: Set<String>]] = [:]
+
+    /// A connection speaking `dialect`.
+    public init(dialect: any CRUDDialect = RecordingDialect()) {
+        self.dialect = dialect
+    }
+
+    /// The SQL of every execution, in order.
+    public var statements: [String] { executions.map(\.sql) }
+
+    /// Forgets what was recorded, so that a test can look at what follows alone.
+    public func clear() {
+        executions = []
+    }
+
+    public func prepare(_ sql: String) throws -> RecordingStatement {
+        let rows = sql.hasPrefix("SELECT COUNT(*)") ? [[CRUDDatabaseValue.integer(0)]] : queuedRows
+        queuedRows = []
+        return RecordingStatement(sql: sql, rows: rows)
+    }
+
+    public func prepareOwned(_ sql: String) throws -> RecordingStatement {
+        try prepare(sql)
+    }
+
+    public func discard(_ statement: RecordingStatement) {}
+
+    public func release(_ statement: RecordingStatement) {
+        executions.append(Execution(sql: statement.sql, bindings: statement.boundValues))
+    }
+
+    public func execute(_ sql: String) throws {
+        executions.append(Execution(sql: sql, bindings: []))
+        if sql == "BEGIN" { transactionStatus = .open }
+        if sql == "COMMIT" || sql == "ROLLBACK" { transactionStatus = .none }
+    }
+
+    public func reconnect() throws {}
+
+    public func lastInsertId() throws -> Int? { nil }
+
+    public func columns(ofTable table: String) throws -> [CRUDDatabaseColumn]? { nil }
+
+    public func uniqueKeys(ofTable table: String) throws -> [String: Set<String>] {
+        uniqueKeys[table] ?? [:]
+    }
+}
