@@ -33,7 +33,8 @@ public enum Generator {
             models: analysis.models,
             conformances: analysis.conformances.sorted { $0.qualifiedName < $1.qualifiedName },
             imports: parsed.flatMap(\.imports),
-            inputNames: inputs.map(\.name))
+            inputNames: inputs.map(\.name),
+            nameOfPath: Dictionary(inputs.map { ($0.file.path, $0.name) }, uniquingKeysWith: { first, _ in first }))
         return GeneratorOutput(source: source, diagnostics: analysis.diagnostics, modelNames: analysis.models.map(\.qualifiedName))
     }
 }

@@ -81,7 +81,13 @@ struct FuzzTests {
         }
         guard let source = output.source else { return }
         let sections = source.split(separator: "\n").filter { $0.hasPrefix("// MARK: - ") && $0 != "// MARK: - Column value conformances" }
-        #expect(sections.map { String($0.dropFirst("// MARK: - ".count)) } == output.modelNames, "\(comment)")
+        // Each heading is `Name — file:line`, the line inside the file.
+        let headings = sections.map { $0.dropFirst("// MARK: - ".count).components(separatedBy: " — ") }
+        #expect(headings.map { $0[0] } == output.modelNames, "\(comment)")
+        for heading in headings {
+            let line = heading.last.flatMap { $0.split(separator: ":").last }.flatMap { Int($0) }
+            #expect(line.map { $0 >= 1 && $0 <= lines.count } == true, "\(comment): \(heading)")
+        }
     }
 
     @Test("deep nesting of braces, parentheses, types, interpolations and comments", .timeLimit(.minutes(1)))

@@ -73,12 +73,12 @@ struct PluginBuildTests {
         }
     }
 
-    static func swiftBuild() throws -> ProcessResult {
+    static func swiftBuild(_ package: URL = fixture) throws -> ProcessResult {
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "XCTestConfigurationFilePath")
         // Without the cached build plan: it would miss a source file added to CRUD since the last run.
         let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
-                                    ["swift", "build", "--disable-build-manifest-caching", "--package-path", fixture.path], environment: environment)
+                                    ["swift", "build", "--disable-build-manifest-caching", "--package-path", package.path], environment: environment)
         return ProcessResult(status: result.status, output: result.output + result.error, error: "")
     }
 
@@ -131,5 +131,28 @@ struct PluginBuildTests {
         #expect(broken.output.contains("\(Self.models.path):8:7: error: 'Garage' is a class; CRUDModel works on structs"), "\(broken.output)")
 
         try Self.write(Self.goodModels, to: Self.models)
+    }
+
+    @Test("the plugin applied to a C target is a build error that says where it belongs", .timeLimit(.minutes(10)))
+    func nonSwiftTarget() throws {
+        try Self.linkPackage()
+        let package = Self.fixture.deletingLastPathComponent().appending(path: "crud-plugin-c-fixture")
+        try Self.write("""
+            // swift-tools-version:6.2
+            import PackageDescription
+
+            let package = Package(
+                name: "CFixture",
+                dependencies: [.package(path: "../CRUD")],
+                targets: [.target(name: "CLib", plugins: [.plugin(name: "CRUDPlugin", package: "CRUD")])]
+            )
+
+            """, to: package.appending(path: "Package.swift"))
+        try Self.write("int clib_answer(void);\n", to: package.appending(path: "Sources/CLib/include/clib.h"))
+        try Self.write("#include \"clib.h\"\nint clib_answer(void) { return 42; }\n", to: package.appending(path: "Sources/CLib/clib.c"))
+        let build = try Self.swiftBuild(package)
+        #expect(build.status != 0)
+        #expect(build.output.contains("\"CLib\" is not a Swift source target; apply the plugin to the Swift target whose structs are marked CRUDModel"),
+                "\(build.output)")
     }
 }

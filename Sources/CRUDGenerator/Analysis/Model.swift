@@ -11,6 +11,8 @@ struct Model {
     var relations: [ModelRelation]
     /// The `#if` condition the model exists under, or `nil`.
     var condition: String?
+    /// The path of the file that declares the struct (as `SourceFile.path`) and its 1-based line.
+    var declaredIn: (path: String, line: Int)
 }
 
 struct ModelColumn {

@@ -259,7 +259,8 @@ struct ModelAnalyzer {
             qualifiedName: name, accessPrefix: access, tableName: tableName, columns: columns,
             primaryKey: primaryKey, relations: relations,
             condition: Self.joinConditions(declaration.condition,
-                                           conformance.declaration.kind == .extension ? conformance.declaration.condition : nil)))
+                                           conformance.declaration.kind == .extension ? conformance.declaration.condition : nil),
+            declaredIn: (located.file.path, located.file.location(of: declaration.offset).line)))
     }
 
     private static func joinConditions(_ first: String?, _ second: String?) -> String? {
