@@ -39,7 +39,7 @@ public struct MySQLDialect: CRUDDialect {
         case let .integer(bits, signed):
             let name = bits <= 8 ? "TINYINT" : bits <= 16 ? "SMALLINT" : bits <= 32 ? "INT" : "BIGINT"
             return signed ? name : name + " UNSIGNED"
-        case let .float(bits): return bits <= 32 ? "FLOAT" : "DOUBLE"
+        case let .real(bits): return bits <= 32 ? "FLOAT" : "DOUBLE"
         case .bool: return "BOOLEAN"
         case .text: return "LONGTEXT"
         case .blob: return "LONGBLOB"
@@ -82,7 +82,7 @@ public struct MySQLDialect: CRUDDialect {
 
     public func zeroValue(_ type: CRUDColumnType) -> String {
         switch type {
-        case .integer, .float, .bool: "0"
+        case .integer, .real, .bool: "0"
         case .text: "''"
         case .blob: "X''"
         case .date: "'1970-01-01 00:00:00'"
@@ -120,7 +120,7 @@ public struct MySQLDialect: CRUDDialect {
     public func castType(_ type: CRUDColumnType) -> String {
         switch type {
         case let .integer(_, signed): signed ? "SIGNED" : "UNSIGNED"
-        case .float: "DOUBLE"
+        case .real: "DOUBLE"
         default: columnType(type)
         }
     }
@@ -146,7 +146,7 @@ public struct MySQLDialect: CRUDDialect {
         case let .integer(bits, signed):
             let width = ["tinyint": 8, "smallint": 16, "mediumint": 24, "int": 32, "bigint": 64][base] ?? 0
             return width >= bits && (signed ? !unsigned || width > bits : true)
-        case let .float(bits): return base == "double" || (bits <= 32 && base == "float")
+        case let .real(bits): return base == "double" || (bits <= 32 && base == "float")
         case .bool: return name.hasPrefix("tinyint(1)")
         case .text: return ["longtext", "mediumtext", "text", "varchar", "char", "tinytext"].contains(base)
         case .blob: return ["longblob", "mediumblob", "blob", "varbinary", "binary", "tinyblob"].contains(base)

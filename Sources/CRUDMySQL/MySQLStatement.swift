@@ -171,7 +171,7 @@ public final class MySQLStatement: CRUDStatement {
     }
 
     /// - Throws: `CRUDEncoderError` for an infinity or NaN, which MySQL's DOUBLE does not hold.
-    public func bindDouble(_ value: Double, at position: Int) throws {
+    public func bindReal(_ value: Double, at position: Int) throws {
         guard value.isFinite else {
             throw CRUDEncoderError("MySQL and MariaDB store no infinity or NaN in a DOUBLE, and \(value) is bound at parameter \(position + 1) (\(sql))")
         }
@@ -244,7 +244,7 @@ public final class MySQLStatement: CRUDStatement {
         }
     }
 
-    public func readDouble(_ column: Int) throws -> Double {
+    public func readReal(_ column: Int) throws -> Double {
         guard !isNull(column) else { throw wrongType(column, expected: "a number") }
         switch results.kind(column) {
         case .double: return results.double(column)

@@ -16,7 +16,7 @@ public struct PostgresDialect: CRUDDialect {
         case let .integer(bits, signed):
             let needed = signed ? bits : bits + 1
             return needed <= 16 ? "smallint" : needed <= 32 ? "integer" : "bigint"
-        case let .float(bits): return bits <= 32 ? "real" : "double precision"
+        case let .real(bits): return bits <= 32 ? "real" : "double precision"
         case .bool: return "boolean"
         case .text: return "text"
         case .blob: return "bytea"
@@ -56,7 +56,7 @@ public struct PostgresDialect: CRUDDialect {
 
     public func zeroValue(_ type: CRUDColumnType) -> String {
         switch type {
-        case .integer, .float: "0"
+        case .integer, .real: "0"
         case .bool: "false"
         case .text: "''"
         case .blob: "'\\x'"

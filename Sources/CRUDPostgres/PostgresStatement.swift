@@ -183,7 +183,7 @@ public final class PostgresStatement: CRUDStatement {
         }
     }
 
-    public func bindDouble(_ value: Double, at position: Int) throws {
+    public func bindReal(_ value: Double, at position: Int) throws {
         switch try type(position) {
         case TypeOID.float8: setBinary(position, value.bitPattern)
         case TypeOID.float4: setBinary(position, Float(value).bitPattern)
@@ -284,7 +284,7 @@ public final class PostgresStatement: CRUDStatement {
         }
     }
 
-    public func readDouble(_ column: Int) throws -> Double {
+    public func readReal(_ column: Int) throws -> Double {
         if isNull(column) { throw wrongType(column, expected: "a number") }
         switch columnType(column) {
         case TypeOID.float8: return Double(bitPattern: try load(column, as: UInt64.self))

@@ -13,7 +13,7 @@ public struct SQLiteDialect: CRUDDialect {
     public func columnType(_ type: CRUDColumnType) -> String {
         switch type {
         case .integer, .bool: "INTEGER"
-        case .float, .date: "REAL"
+        case .real, .date: "REAL"
         case .text, .uuid, .json: "TEXT"
         case .blob: "BLOB"
         }
@@ -45,7 +45,7 @@ public struct SQLiteDialect: CRUDDialect {
 
     public func zeroValue(_ type: CRUDColumnType) -> String {
         switch type {
-        case .integer, .bool, .float, .date: "0"
+        case .integer, .bool, .real, .date: "0"
         case .text: "''"
         case .blob: "X''"
         case .uuid: "'00000000-0000-0000-0000-000000000000'"

@@ -78,7 +78,7 @@ public final class SQLiteStatement: CRUDStatement {
         try check(sqlite3_bind_int64(handle, Int32(position + 1), value))
     }
 
-    public func bindDouble(_ value: Double, at position: Int) throws {
+    public func bindReal(_ value: Double, at position: Int) throws {
         try check(sqlite3_bind_double(handle, Int32(position + 1), value))
     }
 
@@ -160,7 +160,7 @@ public final class SQLiteStatement: CRUDStatement {
         return sqlite3_value_int64(value)
     }
 
-    public func readDouble(_ column: Int) throws -> Double {
+    public func readReal(_ column: Int) throws -> Double {
         let value = value(column)
         let type = sqlite3_value_type(value)
         guard type == SQLITE_FLOAT || type == SQLITE_INTEGER else { throw wrongStorage(column, expected: "REAL") }

@@ -12,7 +12,7 @@ public struct RecordingDialect: CRUDDialect {
     public func columnType(_ type: CRUDColumnType) -> String {
         switch type {
         case let .integer(bits, signed): "INT\(bits)\(signed ? "" : "U")"
-        case let .float(bits): "FLOAT\(bits)"
+        case let .real(bits): "FLOAT\(bits)"
         case .bool: "BOOL"
         case .text: "TEXT"
         case .blob: "BYTES"

@@ -28,7 +28,7 @@ public final class RecordingStatement: CRUDStatement {
 
     public func bindNull(at position: Int) throws { bindings[position] = .null }
     public func bindInt64(_ value: Int64, at position: Int) throws { bindings[position] = .integer(value) }
-    public func bindDouble(_ value: Double, at position: Int) throws { bindings[position] = .real(value) }
+    public func bindReal(_ value: Double, at position: Int) throws { bindings[position] = .real(value) }
     public func bindText(_ value: String, at position: Int) throws { bindings[position] = .text(value) }
     public func bindBlob(_ value: [UInt8], at position: Int) throws { bindings[position] = .blob(value) }
     public func bindData(_ value: Data, at position: Int) throws { bindings[position] = .blob(Array(value)) }
@@ -53,7 +53,7 @@ public final class RecordingStatement: CRUDStatement {
 
     public func isNull(_ column: Int) -> Bool { value(column) == .null }
     public func readInt64(_ column: Int) throws -> Int64 { if case let .integer(v) = value(column) { v } else { throw mismatch(column, "an integer") } }
-    public func readDouble(_ column: Int) throws -> Double { if case let .real(v) = value(column) { v } else { throw mismatch(column, "a real") } }
+    public func readReal(_ column: Int) throws -> Double { if case let .real(v) = value(column) { v } else { throw mismatch(column, "a real") } }
     public func readText(_ column: Int) throws -> String { if case let .text(v) = value(column) { v } else { throw mismatch(column, "text") } }
     public func readBlob(_ column: Int) throws -> [UInt8] { if case let .blob(v) = value(column) { v } else { throw mismatch(column, "a blob") } }
     public func readData(_ column: Int) throws -> Data { Data(try readBlob(column)) }

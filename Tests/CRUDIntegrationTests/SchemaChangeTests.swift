@@ -124,7 +124,7 @@ struct SchemaChangeTests {
         let error = #expect(throws: CRUDSchemaMismatchError.self) { try db.checkSchema([Cycle.self, Reading.self, Marker.self]) }
         #expect(Set(error?.differences ?? []) == [
             .missingTable("Marker"),
-            .typeMismatch(table: "Reading", column: "value", model: .float(bits: 64), database: backend == .sqlite ? "TEXT" : "text"),
+            .typeMismatch(table: "Reading", column: "value", model: .real(bits: 64), database: backend == .sqlite ? "TEXT" : "text"),
             .nullabilityMismatch(table: "Reading", column: "value", propertyIsOptional: true),
             .missingColumn(table: "Reading", column: "label"),
         ])

@@ -37,7 +37,7 @@ struct GeneratedCodeTests {
         #expect(schema.columns.count == 49)
         #expect(schema.columns.prefix(4).map(\.type) == [.integer(bits: 64, signed: true), .integer(bits: 8, signed: true), .integer(bits: 16, signed: true), .integer(bits: 32, signed: true)])
         #expect(schema.columns[9] == CRUDColumnSchema(name: "uint64", type: .integer(bits: 64, signed: false), isOptional: false))
-        #expect(schema.columns[10...23].map(\.type) == [.float(bits: 64), .float(bits: 32), .bool, .text, .blob, .blob, .blob, .date, .uuid, .text, .text, .integer(bits: 8, signed: true), .integer(bits: 64, signed: true), .float(bits: 64)])
+        #expect(schema.columns[10...23].map(\.type) == [.real(bits: 64), .real(bits: 32), .bool, .text, .blob, .blob, .blob, .date, .uuid, .text, .text, .integer(bits: 8, signed: true), .integer(bits: 64, signed: true), .real(bits: 64)])
         #expect(schema.columns[24...47].allSatisfy { $0.isOptional })
         #expect(schema.columns[..<24].allSatisfy { !$0.isOptional })
         #expect(schema.columns[48].name == "swiftInt")
@@ -76,7 +76,7 @@ struct GeneratedCodeTests {
         let firstName: CRUDColumn<Person, String> = Person.Columns.firstName
         let height: CRUDColumn<Person, Double?> = Person.Columns.height
         #expect((firstName.index, firstName.name) == (1, "firstName"))
-        #expect(height.schema == CRUDColumnSchema(name: "height", type: .float(bits: 64), isOptional: true))
+        #expect(height.schema == CRUDColumnSchema(name: "height", type: .real(bits: 64), isOptional: true))
         #expect(TestTable1.Columns.integer.name == "int")
         #expect(Decorated.Columns.class.name == "order")
         #expect(Decorated.Columns.naïveCafé.name == "naive_cafe")
@@ -131,7 +131,7 @@ struct GeneratedCodeTests {
     @Test("shared type annotations and literal-inferred types")
     func inferredTypes() throws {
         #expect(SharedType.crudSchema.columns.map(\.name) == ["id", "left", "right", "x", "y", "flag", "label"])
-        #expect(SharedType.crudSchema.columns.map(\.type) == [.integer(bits: 64, signed: true), .float(bits: 64), .float(bits: 64), .integer(bits: 64, signed: true), .float(bits: 64), .bool, .text])
+        #expect(SharedType.crudSchema.columns.map(\.type) == [.integer(bits: 64, signed: true), .real(bits: 64), .real(bits: 64), .integer(bits: 64, signed: true), .real(bits: 64), .bool, .text])
         let value = SharedType(id: 1, left: 1.5, right: -2)
         let read = try roundTrip(value)
         #expect((read.left, read.right, read.x, read.y, read.flag, read.label) == (1.5, -2, 1, 2.5, true, "text"))

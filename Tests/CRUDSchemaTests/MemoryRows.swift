@@ -12,7 +12,7 @@ struct MemoryBinder: CRUDBinder {
 
     mutating func bindNull(at position: Int) throws { try set(.null, position) }
     mutating func bindInt64(_ value: Int64, at position: Int) throws { try set(.integer(value), position) }
-    mutating func bindDouble(_ value: Double, at position: Int) throws { try set(.real(value), position) }
+    mutating func bindReal(_ value: Double, at position: Int) throws { try set(.real(value), position) }
     mutating func bindText(_ value: String, at position: Int) throws { try set(.text(value), position) }
     mutating func bindBlob(_ value: [UInt8], at position: Int) throws { try set(.blob(value), position) }
     mutating func bindData(_ value: Data, at position: Int) throws { try set(.blob(Array(value)), position) }
@@ -48,7 +48,7 @@ struct MemoryRow: CRUDRowReader {
     }
 
     func readInt64(_ column: Int) throws -> Int64 { try stored(column) { if case let .integer(v) = $0 { v } else { nil } } }
-    func readDouble(_ column: Int) throws -> Double { try stored(column) { if case let .real(v) = $0 { v } else { nil } } }
+    func readReal(_ column: Int) throws -> Double { try stored(column) { if case let .real(v) = $0 { v } else { nil } } }
     func readText(_ column: Int) throws -> String { try stored(column) { if case let .text(v) = $0 { v } else { nil } } }
     func readBlob(_ column: Int) throws -> [UInt8] { try stored(column) { if case let .blob(v) = $0 { v } else { nil } } }
     func readData(_ column: Int) throws -> Data { Data(try readBlob(column)) }

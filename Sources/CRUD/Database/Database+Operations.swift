@@ -20,21 +20,6 @@ public struct TableCreatePolicy: OptionSet, Sendable {
 public typealias Bindings = [CRUDDatabaseValue]
 
 extension Database {
-    /// Runs `body` between BEGIN and COMMIT on one connection; every call of `db` in the body (on
-    /// this thread) runs on it, and no other thread's or task's work lands inside it. Any error thrown
-    /// rolls the work back and is rethrown. Transactions nest: an inner one is a savepoint, so an
-    /// inner failure the outer body catches undoes only the inner work.
-    /// - Parameter mode: how the transaction begins (SQLite's locking, PostgreSQL's isolation).
-    /// - Returns: what `body` returns.
-    /// - Throws: what `body` throws; `CRUDSQLExeError` when the database fails or ended the
-    ///   transaction underneath; `CRUDSQLGenError` for a mode the backend does not have.
-    @discardableResult
-    public func transaction<T>(_ mode: TransactionMode = .default, _ body: () throws -> T) throws -> T {
-        return try executor.reporting {
-            try executor.transaction(mode, body)
-        }
-    }
-
     /// Creates the table of `type`, and unless `.shallow` the tables of its joined types.
     /// - Parameters:
     ///   - primaryKey: the primary-key column; by default the property named `id`, or none.

@@ -123,7 +123,7 @@ struct JoinedRow<Connection: CRUDConnection>: CRUDRowReader {
 
     @inlinable func isNull(_ column: Int) -> Bool { base.isNull(column) }
     @inlinable func readInt64(_ column: Int) throws -> Int64 { try base.readInt64(column) }
-    @inlinable func readDouble(_ column: Int) throws -> Double { try base.readDouble(column) }
+    @inlinable func readReal(_ column: Int) throws -> Double { try base.readReal(column) }
     @inlinable func readText(_ column: Int) throws -> String { try base.readText(column) }
     @inlinable func readBlob(_ column: Int) throws -> [UInt8] { try base.readBlob(column) }
     @inlinable func readData(_ column: Int) throws -> Data { try base.readData(column) }
@@ -141,7 +141,7 @@ struct NamedColumnRow<Base: CRUDRowReader>: CRUDRowReader {
 
     func isNull(_ column: Int) -> Bool { base.isNull(positions[column]) }
     func readInt64(_ column: Int) throws -> Int64 { try base.readInt64(positions[column]) }
-    func readDouble(_ column: Int) throws -> Double { try base.readDouble(positions[column]) }
+    func readReal(_ column: Int) throws -> Double { try base.readReal(positions[column]) }
     func readText(_ column: Int) throws -> String { try base.readText(positions[column]) }
     func readBlob(_ column: Int) throws -> [UInt8] { try base.readBlob(positions[column]) }
     func readData(_ column: Int) throws -> Data { try base.readData(positions[column]) }

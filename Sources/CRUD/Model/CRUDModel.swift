@@ -59,3 +59,12 @@ public protocol CRUDIdentifiedModel: CRUDModel {
     /// `\Self.id`.
     static var crudIDKeyPath: KeyPath<Self, CRUDID> { get }
 }
+
+extension CRUDModel {
+    /// The table's name quoted for SQL text, as in `"DROP TABLE IF EXISTS \(Item.CRUDTableName)"`
+    /// (Perfect-CRUD's spelling). Quoted, so names with capitals, spaces or keywords work on every
+    /// backend; `crudSchema.name` is the plain name.
+    public static var CRUDTableName: String {
+        "\"" + crudSchema.name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -231,19 +231,6 @@ extension Table {
 }
 
 extension Database {
-    /// Runs the async `body` in a transaction on one connection: every call of `tx` (or of `db`)
-    /// in it runs there, one at a time, and no other task's work lands inside it. An error rolls
-    /// the work back and is rethrown; nested calls are savepoints.
-    /// - Parameter mode: how the transaction begins (SQLite's locking, PostgreSQL's isolation).
-    /// - Returns: what `body` returns.
-    /// - Throws: what `body` throws; `CRUDSQLExeError`; `CRUDSQLGenError` for a mode the backend lacks.
-    @discardableResult
-    public func transaction<T>(_ mode: TransactionMode = .default, _ body: (Database) async throws -> T) async throws -> T {
-        return try await executor.reporting {
-            try await executor.transaction(mode) { try await body(self) }
-        }
-    }
-
     /// Creates the table of `type`, and unless `.shallow` the tables of its joined types.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     @discardableResult

@@ -1,12 +1,3 @@
-extension CRUDModel {
-    /// The table's name quoted for SQL text, as in `"DROP TABLE IF EXISTS \(Item.CRUDTableName)"`
-    /// (Perfect-CRUD's spelling). Quoted, so names with capitals, spaces or keywords work on every
-    /// backend; `crudSchema.name` is the plain name.
-    public static var CRUDTableName: String {
-        "\"" + crudSchema.name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-}
-
 // Inserts and updates that return values of the written rows (`RETURNING`), for values the
 // database fills in: defaults, identities. Rows are inserted one statement each, in one
 // transaction, so results come back in the order of the input.

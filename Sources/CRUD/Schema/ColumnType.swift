@@ -4,7 +4,7 @@ public enum CRUDColumnType: Sendable, Hashable, CustomStringConvertible {
     /// A whole number of the given width in bits (8, 16, 32 or 64).
     case integer(bits: Int, signed: Bool)
     /// A binary floating-point number of the given width in bits (32 or 64).
-    case float(bits: Int)
+    case real(bits: Int)
     case bool
     case text
     /// Raw bytes: `[UInt8]`, `[Int8]`, `Data`.
@@ -18,7 +18,7 @@ public enum CRUDColumnType: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .integer(bits, signed): "\(signed ? "" : "unsigned ")\(bits)-bit integer"
-        case let .float(bits): "\(bits)-bit floating-point number"
+        case let .real(bits): "\(bits)-bit floating-point number"
         case .bool: "boolean"
         case .text: "text"
         case .blob: "bytes"

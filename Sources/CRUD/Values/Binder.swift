@@ -7,7 +7,7 @@ import Foundation
 public protocol CRUDBinder {
     mutating func bindNull(at position: Int) throws
     mutating func bindInt64(_ value: Int64, at position: Int) throws
-    mutating func bindDouble(_ value: Double, at position: Int) throws
+    mutating func bindReal(_ value: Double, at position: Int) throws
     mutating func bindText(_ value: String, at position: Int) throws
     mutating func bindBlob(_ value: [UInt8], at position: Int) throws
     mutating func bindData(_ value: Data, at position: Int) throws

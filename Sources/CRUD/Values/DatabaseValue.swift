@@ -26,7 +26,7 @@ public enum CRUDDatabaseValue: Hashable, Sendable {
         switch self {
         case .null: try binder.bindNull(at: position)
         case let .integer(value): try binder.bindInt64(value, at: position)
-        case let .real(value): try binder.bindDouble(value, at: position)
+        case let .real(value): try binder.bindReal(value, at: position)
         case let .text(value): try binder.bindText(value, at: position)
         case let .blob(value): try binder.bindBlob(value, at: position)
         case let .bool(value): try binder.bindBool(value, at: position)
@@ -43,7 +43,7 @@ public enum CRUDDatabaseValue: Hashable, Sendable {
         }
         switch type {
         case .integer: self = .integer(try row.readInt64(column))
-        case .float: self = .real(try row.readDouble(column))
+        case .real: self = .real(try row.readReal(column))
         case .bool: self = .bool(try row.readBool(column))
         case .text, .json: self = .text(try row.readText(column))
         case .blob: self = .blob(try row.readBlob(column))
@@ -59,7 +59,7 @@ struct CRUDValueCapture: CRUDBinder {
 
     mutating func bindNull(at position: Int) throws { value = .null }
     mutating func bindInt64(_ value: Int64, at position: Int) throws { self.value = .integer(value) }
-    mutating func bindDouble(_ value: Double, at position: Int) throws { self.value = .real(value) }
+    mutating func bindReal(_ value: Double, at position: Int) throws { self.value = .real(value) }
     mutating func bindText(_ value: String, at position: Int) throws { self.value = .text(value) }
     mutating func bindBlob(_ value: [UInt8], at position: Int) throws { self.value = .blob(value) }
     mutating func bindData(_ value: Data, at position: Int) throws { self.value = .blob(Array(value)) }

@@ -11,7 +11,7 @@ public protocol CRUDRowReader {
     /// Whether the column holds NULL.
     func isNull(_ column: Int) -> Bool
     func readInt64(_ column: Int) throws -> Int64
-    func readDouble(_ column: Int) throws -> Double
+    func readReal(_ column: Int) throws -> Double
     func readText(_ column: Int) throws -> String
     func readBlob(_ column: Int) throws -> [UInt8]
     func readData(_ column: Int) throws -> Data

@@ -35,31 +35,31 @@ extension UInt32: CRUDValue {}
 extension UInt64: CRUDValue {}
 
 extension Double: CRUDValue {
-    @inlinable public static var crudColumnType: CRUDColumnType { .float(bits: 64) }
+    @inlinable public static var crudColumnType: CRUDColumnType { .real(bits: 64) }
 
     @inlinable
     public init<Row: CRUDRowReader>(crudRow row: Row, column: Int) throws {
-        self = try row.readDouble(column)
+        self = try row.readReal(column)
     }
 
     @inlinable
     public func crudBind<Binder: CRUDBinder>(to binder: inout Binder, at position: Int) throws {
-        try binder.bindDouble(self, at: position)
+        try binder.bindReal(self, at: position)
     }
 }
 
 // A Float widens to Double exactly, so it travels as one and narrows back to the same value.
 extension Float: CRUDValue {
-    @inlinable public static var crudColumnType: CRUDColumnType { .float(bits: 32) }
+    @inlinable public static var crudColumnType: CRUDColumnType { .real(bits: 32) }
 
     @inlinable
     public init<Row: CRUDRowReader>(crudRow row: Row, column: Int) throws {
-        self = Float(try row.readDouble(column))
+        self = Float(try row.readReal(column))
     }
 
     @inlinable
     public func crudBind<Binder: CRUDBinder>(to binder: inout Binder, at position: Int) throws {
-        try binder.bindDouble(Double(self), at: position)
+        try binder.bindReal(Double(self), at: position)
     }
 }
 

@@ -1,0 +1,32 @@
+// The transaction entry points; the executor's `transaction` finds or leases the session and the
+// session's `transaction` begins, nests (savepoints) and ends it.
+
+extension Database {
+    /// Runs `body` between BEGIN and COMMIT on one connection; every call of `db` in the body (on
+    /// this thread) runs on it, and no other thread's or task's work lands inside it. Any error thrown
+    /// rolls the work back and is rethrown. Transactions nest: an inner one is a savepoint, so an
+    /// inner failure the outer body catches undoes only the inner work.
+    /// - Parameter mode: how the transaction begins (SQLite's locking, PostgreSQL's isolation).
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws; `CRUDSQLExeError` when the database fails or ended the
+    ///   transaction underneath; `CRUDSQLGenError` for a mode the backend does not have.
+    @discardableResult
+    public func transaction<T>(_ mode: TransactionMode = .default, _ body: () throws -> T) throws -> T {
+        return try executor.reporting {
+            try executor.transaction(mode, body)
+        }
+    }
+
+    /// Runs the async `body` in a transaction on one connection: every call of `tx` (or of `db`)
+    /// in it runs there, one at a time, and no other task's work lands inside it. An error rolls
+    /// the work back and is rethrown; nested calls are savepoints.
+    /// - Parameter mode: how the transaction begins (SQLite's locking, PostgreSQL's isolation).
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws; `CRUDSQLExeError`; `CRUDSQLGenError` for a mode the backend lacks.
+    @discardableResult
+    public func transaction<T>(_ mode: TransactionMode = .default, _ body: (Database) async throws -> T) async throws -> T {
+        return try await executor.reporting {
+            try await executor.transaction(mode) { try await body(self) }
+        }
+    }
+}

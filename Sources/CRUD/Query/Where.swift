@@ -1,0 +1,19 @@
+/// A `where` step: the condition rows must meet.
+public struct Where<OverAllForm: CRUDModel, Parent: TableProtocol>: TableProtocol, SelectAble where Parent.OverAllForm == OverAllForm {
+    public typealias Form = OverAllForm
+    public let database: Parent.DatabaseType
+    public let plan: CRUDQueryPlan
+}
+
+extension Where: UpdateAble where Parent: PlainTable {}
+extension Where: DeleteAble where Parent: PlainTable {}
+
+extension WhereAble {
+    /// Keeps the rows that meet `expr`. The expression may name the table and any joined type; a
+    /// joined type's condition also filters that join's children.
+    public func `where`(_ expr: CRUDBooleanExpression) -> Where<OverAllForm, Self> {
+        var plan = self.plan
+        plan.filter = expr
+        return Where(database: database, plan: plan)
+    }
+}
