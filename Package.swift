@@ -91,3 +91,10 @@ let package = Package(
         ),
     ]
 )
+
+// Documentation: `CRUD_DOCS=1 swift package generate-documentation --target CRUD` (see the README).
+// Only then does the package depend on swift-docc-plugin, so users who do not build the docs never
+// resolve it.
+if Context.environment["CRUD_DOCS"] == "1" {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}

@@ -12,7 +12,14 @@ public final class MySQLDatabaseConfiguration: DatabaseConfigurationProtocol {
     public let target: String
 
     /// Connects over TCP (or, with `host` "localhost" and no port, the server's default socket).
-    /// - Parameter connectTimeout: seconds to wait for the server before giving up.
+    /// - Parameters:
+    ///   - database: the database (schema) to use.
+    ///   - host: the server's host name or address; "localhost" without a port means the socket.
+    ///   - port: the server's TCP port; 3306 when `nil`.
+    ///   - username: the account to connect as; the current user's name when `nil`.
+    ///   - password: the account's password, when it has one.
+    ///   - connectTimeout: seconds to wait for the server before giving up.
+    ///   - pool: how many connections to keep and how long a caller waits for a free one.
     /// - Throws: `CRUDSQLExeError` naming the server and saying what failed (refused, unknown host,
     ///   wrong password, missing database, timeout), with MySQL's error number as `code`.
     public convenience init(database: String, host: String, port: Int? = nil, username: String? = nil,

@@ -12,7 +12,14 @@ public final class PostgresDatabaseConfiguration: DatabaseConfigurationProtocol 
 
     /// Connects with the README's parameters; those left `nil` take libpq's defaults (its `PG*`
     /// environment variables, then its built-in values).
-    /// - Parameter connectTimeout: seconds to wait for the server before giving up.
+    /// - Parameters:
+    ///   - database: the database to connect to.
+    ///   - host: the server's host name or address (a directory for a Unix socket).
+    ///   - port: the server's port; libpq's default (5432) when `nil`.
+    ///   - username: the role to connect as; libpq's default (the system user) when `nil`.
+    ///   - password: the role's password, when the server asks for one.
+    ///   - connectTimeout: seconds to wait for the server before giving up.
+    ///   - pool: how many connections to keep and how long a caller waits for a free one.
     /// - Throws: `CRUDSQLExeError` naming the database, host and port and saying what failed:
     ///   refused connection, unknown host, wrong password, missing database, timeout.
     public convenience init(database: String, host: String, port: Int? = nil, username: String? = nil,

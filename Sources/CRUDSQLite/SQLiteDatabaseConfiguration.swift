@@ -18,6 +18,7 @@ public final class SQLiteDatabaseConfiguration: DatabaseConfigurationProtocol {
 
     /// Opens (creating if needed) the database at `name`: a file path, a `file:` URI, or `":memory:"`.
     /// - Parameters:
+    ///   - name: the database's file path, `file:` URI or `":memory:"`.
     ///   - busyTimeout: how long to wait for a lock another connection or process holds, and for a
     ///     free connection of this database's own pool.
     ///   - maxReaders: how many reader connections may run queries at once.

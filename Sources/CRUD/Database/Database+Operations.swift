@@ -22,8 +22,11 @@ public typealias Bindings = [CRUDDatabaseValue]
 extension Database {
     /// Creates the table of `type`, and unless `.shallow` the tables of its joined types.
     /// - Parameters:
+    ///   - type: the model whose table to create.
     ///   - primaryKey: the primary-key column; by default the property named `id`, or none.
     ///     Joined types' tables always use their `id`.
+    ///   - policy: what to do with a table that exists already, and whether joined types' tables are
+    ///     created too.
     /// - Throws: `CRUDSQLGenError` when `primaryKey` names no column; `CRUDSQLExeError`.
     @discardableResult
     public func create<A: CRUDModel>(_ type: A.Type, primaryKey: PartialKeyPath<A>? = nil,

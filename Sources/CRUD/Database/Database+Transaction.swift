@@ -6,7 +6,9 @@ extension Database {
     /// this thread) runs on it, and no other thread's or task's work lands inside it. Any error thrown
     /// rolls the work back and is rethrown. Transactions nest: an inner one is a savepoint, so an
     /// inner failure the outer body catches undoes only the inner work.
-    /// - Parameter mode: how the transaction begins (SQLite's locking, PostgreSQL's isolation).
+    /// - Parameters:
+    ///   - mode: how the transaction begins (SQLite's locking, PostgreSQL's isolation).
+    ///   - body: the work of the transaction.
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws; `CRUDSQLExeError` when the database fails or ended the
     ///   transaction underneath; `CRUDSQLGenError` for a mode the backend does not have.
@@ -20,7 +22,9 @@ extension Database {
     /// Runs the async `body` in a transaction on one connection: every call of `tx` (or of `db`)
     /// in it runs there, one at a time, and no other task's work lands inside it. An error rolls
     /// the work back and is rethrown; nested calls are savepoints.
-    /// - Parameter mode: how the transaction begins (SQLite's locking, PostgreSQL's isolation).
+    /// - Parameters:
+    ///   - mode: how the transaction begins (SQLite's locking, PostgreSQL's isolation).
+    ///   - body: the work of the transaction.
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws; `CRUDSQLExeError`; `CRUDSQLGenError` for a mode the backend lacks.
     @discardableResult

@@ -16,8 +16,12 @@ extension Database {
     /// Rows of other tables that reference it stay: foreign keys are off during the rebuild, so run
     /// it outside a transaction or in a migrator step. PostgreSQL changes the table in place
     /// (`ALTER COLUMN … TYPE … USING`) and adds the constraints whose names the table lacks.
-    /// - Parameter primaryKey: the primary key of the rebuilt table (SQLite); the property named `id`
-    ///   by default.
+    /// - Parameters:
+    ///   - type: the model whose table to change.
+    ///   - primaryKey: the primary key of the rebuilt table (SQLite); the property named `id` by
+    ///     default.
+    ///   - renamedColumns: old column names by new name, for columns whose values move to a new
+    ///     name instead of being dropped and added.
     /// - Throws: `CRUDSQLGenError` when the table does not exist, a renamed column is not in it, or it
     ///   runs on SQLite inside a transaction that has foreign keys on; `CRUDDecoderError` naming the
     ///   column when a value does not convert; `CRUDSQLExeError` when the database refuses a step
