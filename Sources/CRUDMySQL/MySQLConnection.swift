@@ -79,15 +79,14 @@ public final class MySQLConnection: CRUDConnection {
     }
 
     private func error(number: UInt32, state: String, message: String, sql: String?) -> CRUDSQLExeError {
-        if [CR_SERVER_GONE_ERROR, CR_SERVER_LOST, CR_CONNECTION_ERROR, CR_CONN_HOST_ERROR].map(UInt32.init).contains(number)
-            || number == UInt32(ER_CONNECTION_KILLED) || number == UInt32(ER_SERVER_SHUTDOWN) {
+        let failure = MySQLFailure(number: number, message: message, sql: sql)
+        if failure.kind == .connectionLost {
             lost = true
             return CRUDSQLExeError("lost the connection to MySQL \(target): \(message) (error \(number)); the next call reconnects",
                                    sql: sql, code: String(number), databaseMessage: message, kind: .connectionLost)
         }
-        let violation = MySQLFailure(number: number, message: message, sql: sql)
         return CRUDSQLExeError("MySQL error \(number) (SQLSTATE \(state)) on \(target): \(message)", sql: sql, code: String(number),
-                               databaseMessage: message, kind: violation.kind, constraint: violation.constraint, table: violation.table)
+                               databaseMessage: message, kind: failure.kind, constraint: failure.constraint, table: failure.table)
     }
 
     // MARK: - CRUDConnection

@@ -44,6 +44,9 @@ struct MySQLFailure {
     /// The kind of a failure that is not a constraint violation, by its error number.
     private static func kind(of number: UInt32) -> CRUDSQLExeError.Kind {
         switch number {
+        case UInt32(CR_SERVER_GONE_ERROR), UInt32(CR_SERVER_LOST), UInt32(CR_CONNECTION_ERROR), UInt32(CR_CONN_HOST_ERROR),
+             UInt32(ER_CONNECTION_KILLED), UInt32(ER_SERVER_SHUTDOWN):
+            .connectionLost
         case UInt32(ER_LOCK_WAIT_TIMEOUT), mysqlLockNowait: .busyOrLocked
         case UInt32(ER_LOCK_DEADLOCK): .serializationFailure
         case UInt32(ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION), UInt32(ER_OPTION_PREVENTS_STATEMENT): .readOnly

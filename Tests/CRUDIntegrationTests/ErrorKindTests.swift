@@ -68,7 +68,7 @@ struct ErrorKindTests {
         let kinds: [(String?, CRUDSQLExeError.Kind)] = [
             ("23505", .uniqueViolation), ("23503", .foreignKeyViolation), ("23502", .notNullViolation), ("23514", .checkViolation),
             ("55P03", .busyOrLocked), ("25006", .readOnly), ("40001", .serializationFailure), ("40P01", .serializationFailure),
-            ("57P01", .connectionLost), ("08006", .connectionLost), ("08001", .connectionLost), ("42601", .syntaxOrSchema),
+            ("57P01", .connectionLost), ("57P02", .connectionLost), ("57P03", .connectionLost), ("08006", .connectionLost), ("08001", .connectionLost), ("42601", .syntaxOrSchema),
             ("42P01", .syntaxOrSchema), ("42703", .syntaxOrSchema), ("42883", .syntaxOrSchema), ("42P10", .syntaxOrSchema),
             ("42501", .other), ("22003", .other), ("53100", .other), (nil, .other),
         ]
@@ -86,7 +86,12 @@ struct ErrorKindTests {
             (ER_LOCK_WAIT_TIMEOUT, .busyOrLocked), (3572, .busyOrLocked), (ER_LOCK_DEADLOCK, .serializationFailure),
             (ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION, .readOnly), (ER_OPTION_PREVENTS_STATEMENT, .readOnly),
             (ER_PARSE_ERROR, .syntaxOrSchema), (ER_NO_SUCH_TABLE, .syntaxOrSchema), (ER_BAD_FIELD_ERROR, .syntaxOrSchema),
-            (ER_SP_DOES_NOT_EXIST, .syntaxOrSchema), (ER_DATA_TOO_LONG, .other), (ER_WARN_DATA_OUT_OF_RANGE, .other),
+            (ER_SP_DOES_NOT_EXIST, .syntaxOrSchema), (ER_SYNTAX_ERROR, .syntaxOrSchema), (ER_BAD_TABLE_ERROR, .syntaxOrSchema),
+            (ER_BAD_DB_ERROR, .syntaxOrSchema), (ER_DUP_KEY, .uniqueViolation), (ER_NO_REFERENCED_ROW, .foreignKeyViolation),
+            (ER_ROW_IS_REFERENCED, .foreignKeyViolation), (ER_NO_DEFAULT_FOR_FIELD, .notNullViolation),
+            (CR_SERVER_GONE_ERROR, .connectionLost), (CR_SERVER_LOST, .connectionLost), (CR_CONNECTION_ERROR, .connectionLost),
+            (CR_CONN_HOST_ERROR, .connectionLost), (ER_CONNECTION_KILLED, .connectionLost), (ER_SERVER_SHUTDOWN, .connectionLost),
+            (ER_DATA_TOO_LONG, .other), (ER_WARN_DATA_OUT_OF_RANGE, .other),
         ]
         for (number, kind) in kinds {
             #expect(MySQLFailure(number: UInt32(number), message: "", sql: nil).kind == kind, "MySQL error \(number)")
