@@ -48,13 +48,18 @@ func runProcess(_ executable: URL, _ arguments: [String], in directory: URL? = n
     let errorPipe = Pipe()
     process.standardOutput = outputPipe
     process.standardError = errorPipe
+    // Not `waitUntilExit()`: it polls a run loop and, off the main thread and under load, can miss
+    // the exit and wait forever (swift-corelibs-foundation). The termination handler is called by
+    // Foundation's own watch of the child.
+    let exited = DispatchSemaphore(value: 0)
+    process.terminationHandler = { _ in exited.signal() }
     try process.run()
     // Read both pipes while the process runs so a chatty process cannot block on a full pipe.
     nonisolated(unsafe) var errorData = Data()
     let errorReader = Thread { errorData = errorPipe.fileHandleForReading.readDataToEndOfFile() }
     errorReader.start()
     let outputData = outputPipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    exited.wait()
     while !errorReader.isFinished { Thread.sleep(forTimeInterval: 0.01) }
     return ProcessResult(status: process.terminationStatus,
                          output: String(decoding: outputData, as: UTF8.self),

@@ -44,11 +44,11 @@ struct DurabilityTests {
             process.arguments = ["commit", path]
             let pipe = Pipe()
             process.standardOutput = pipe
-            try process.run()
+            let exited = try process.runWatchingExit()
             usleep(UInt32.random(in: 100_000 ... 400_000, using: &generator))
             kill(process.processIdentifier, SIGKILL)
             let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
+            exited.wait()
             #expect(process.terminationReason == .uncaughtSignal, "the probe was killed, not ended: \(output)")
             for line in output.split(separator: "\n") {
                 if let number = Int(line.dropFirst("committed ".count)) { acknowledged = max(acknowledged, number) }

@@ -230,7 +230,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
         condition.lock()
         while lock.withLock({ box.session == nil && box.failure == nil }) {
             if !condition.wait(until: deadline) {
-                let removed = lock.withLock { removeWaiter(access, id: id) }
+                let removed = lock.withLock { removeWaiter(access, id: id) != nil }
                 if removed {
                     condition.unlock()
                     throw CRUDLogging.logged(waitError(access))
@@ -244,35 +244,61 @@ final class CRUDConnectionPool: @unchecked Sendable {
         }
     }
 
-    /// The same, suspending the calling task instead of blocking a thread while it waits.
+    /// The same, suspending the calling task instead of blocking a thread while it waits. A task
+    /// cancelled while it waits stops waiting.
+    /// - Throws: `CRUDSQLExeError` as the blocking form; `CancellationError` when the task is
+    ///   cancelled while it waits.
     func lease(_ access: CRUDAccess) async throws -> Session {
-        try await withCheckedThrowingContinuation { continuation in
-            lock.lock()
-            switch grant(access) {
-            case let .session(session):
-                lock.unlock()
-                continuation.resume(returning: session)
-            case let .open(role):
-                lock.unlock()
-                // Connecting blocks: it runs on a queue of the library's, not on the cooperative pool.
-                connectingQueue.async { continuation.resume(with: Result { try self.opening(role) }) }
-            case .wait:
-                let id = nextWaiter
-                nextWaiter += 1
-                let timeout = self.timeout
-                enqueue(access, id: id, .task(continuation))
-                timers[id] = Task.detached {
-                    try? await Task.sleep(for: timeout)
-                    guard !Task.isCancelled else { return }
-                    let removed = self.lock.withLock { self.removeWaiter(access, id: id) }
-                    if removed { continuation.resume(throwing: CRUDLogging.logged(self.waitError(access))) }
+        let ticket = WaitTicket()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                lock.lock()
+                switch grant(access) {
+                case let .session(session):
+                    lock.unlock()
+                    continuation.resume(returning: session)
+                case let .open(role):
+                    lock.unlock()
+                    // Connecting blocks: it runs on a queue of the library's, not on the cooperative pool.
+                    connectingQueue.async { continuation.resume(with: Result { try self.opening(role) }) }
+                case .wait:
+                    // Checked under the lock that the cancellation handler takes: a cancellation either
+                    // came before (and is seen here) or finds the ticket.
+                    guard !Task.isCancelled else {
+                        lock.unlock()
+                        continuation.resume(throwing: CancellationError())
+                        return
+                    }
+                    let id = nextWaiter
+                    nextWaiter += 1
+                    ticket.id = id
+                    let timeout = self.timeout
+                    enqueue(access, id: id, .task(continuation))
+                    timers[id] = Task.detached {
+                        try? await Task.sleep(for: timeout)
+                        guard !Task.isCancelled else { return }
+                        let removed = self.lock.withLock { self.removeWaiter(access, id: id) != nil }
+                        if removed { continuation.resume(throwing: CRUDLogging.logged(self.waitError(access))) }
+                    }
+                    lock.unlock()
                 }
-                lock.unlock()
             }
+        } onCancel: {
+            lock.lock()
+            guard let id = ticket.id, let waiter = removeWaiter(access, id: id) else {
+                lock.unlock()
+                return
+            }
+            lock.unlock()
+            if case let .task(continuation) = waiter { continuation.resume(throwing: CancellationError()) }
         }
     }
 
-
+    /// Which waiter an async `lease` enqueued, for its cancellation handler. Guarded by the pool's
+    /// `lock`. (`@unchecked Sendable`: that lock.)
+    private final class WaitTicket: @unchecked Sendable {
+        var id: UInt64?
+    }
 
     /// Called holding `lock`.
     private func enqueue(_ access: CRUDAccess, id: UInt64, _ waiter: Waiter) {
@@ -283,18 +309,17 @@ final class CRUDConnectionPool: @unchecked Sendable {
         }
     }
 
-    /// Called holding `lock`: removes a waiter that gave up; `false` when it was already served.
-    private func removeWaiter(_ access: CRUDAccess, id: UInt64) -> Bool {
-        timers.removeValue(forKey: id)
+    /// Called holding `lock`: removes a waiter that gave up (timed out, cancelled) and cancels its
+    /// timer; `nil` when it was already served.
+    private func removeWaiter(_ access: CRUDAccess, id: UInt64) -> Waiter? {
+        timers.removeValue(forKey: id)?.cancel()
         if let index = writeWaiters.firstIndex(where: { $0.id == id }) {
-            writeWaiters.remove(at: index)
-            return true
+            return writeWaiters.remove(at: index).waiter
         }
         if let index = readWaiters.firstIndex(where: { $0.id == id }) {
-            readWaiters.remove(at: index)
-            return true
+            return readWaiters.remove(at: index).waiter
         }
-        return false
+        return nil
     }
 
     /// Takes `session` out of the pool when it is idle, for a caller that needs that very connection

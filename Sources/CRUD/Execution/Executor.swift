@@ -120,9 +120,14 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
             return try await bound.perform { try CRUDBindings.$current.withValue(bindings) { try body() } }
         }
         let session = typed(try await pool.lease(access))
-        defer { pool.giveBack(session) }
         let bindings = binding(session)
-        return try await session.perform { try CRUDBindings.$current.withValue(bindings) { try body() } }
+        return try await session.perform {
+            // Given back on the queue, the moment the work is done: waiting until this task runs again
+            // would keep the connection from everyone else for as long as Swift's cooperative pool is
+            // busy (with blocking work of the app's, that can be seconds).
+            defer { self.pool.giveBack(session) }
+            return try CRUDBindings.$current.withValue(bindings) { try body() }
+        }
     }
 
     /// For a task running on `CRUDThreads`: runs `body` right here, where blocking is allowed. Only

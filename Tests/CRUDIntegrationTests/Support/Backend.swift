@@ -45,6 +45,12 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         }
     }
 
+    /// A new empty SQLite database whose callers wait up to `busyTimeout`, for tests of waiting.
+    static func sqliteConfiguration(busyTimeout: Duration) throws -> SQLiteDatabaseConfiguration {
+        quietLogs
+        return try SQLiteDatabaseConfiguration(temporaryFile("sqlite"), busyTimeout: busyTimeout)
+    }
+
     /// Query logs would drown the test output; tests that look at logging set their own.
     private static let quietLogs: Void = {
         CRUDLogging.queryLogDestinations = []

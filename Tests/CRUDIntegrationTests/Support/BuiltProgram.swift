@@ -24,9 +24,22 @@ struct BuiltProgram {
         process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
-        try process.run()
+        let exited = try process.runWatchingExit()
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        exited.wait()
         return (process.terminationStatus, output)
+    }
+}
+
+extension Process {
+    /// Starts the process; the semaphore returned is signalled when it has ended. Tests wait on that
+    /// rather than on `waitUntilExit()`, which polls a run loop and, off the main thread and under
+    /// load, can miss the exit and wait forever (swift-corelibs-foundation); the termination handler
+    /// is called by Foundation's own watch of the child.
+    func runWatchingExit() throws -> DispatchSemaphore {
+        let exited = DispatchSemaphore(value: 0)
+        terminationHandler = { _ in exited.signal() }
+        try run()
+        return exited
     }
 }

@@ -1,0 +1,77 @@
+import CRUD
+import Foundation
+import Testing
+
+/// How async callers wait for, and give back, a pooled connection. On SQLite's one writer, where a
+/// connection held too long is what every other writer waits for.
+@Suite("connection pool")
+struct PoolTests {
+    @Test("an async write gives its connection back when its work is done, not when its task next runs",
+          .timeLimit(.minutes(1)))
+    func givenBackOnTheConnectionsQueue() async throws {
+        guard #available(macOS 15.0, *) else { return }
+        let db = Database(configuration: try Backend.sqliteConfiguration(busyTimeout: .seconds(3)))
+        try await db.create(Course.self)
+        // The child's open transaction keeps SQLite's write lock, so the task's insert waits in
+        // SQLite until the child commits, and its task is surely held by then.
+        let child = try db.createChild()
+        try child.beginTransaction()
+        _ = try await child.table(Course.self).insert(Course(id: 1, title: "child"))
+
+        let held = HeldExecutor()
+        defer { held.stop() }
+        let started = Collector<Bool>()
+        let writer = Task(executorPreference: held) {
+            started.append(true)
+            _ = try await db.table(Course.self).insert(Course(id: 2, title: "held task"))
+        }
+        #expect(await started.wait(timeout: .seconds(10)) { !$0.isEmpty })
+        held.hold()
+        try child.commitTransaction()
+
+        // The held task's insert has run, or runs now; its task cannot run again until released.
+        // The writer connection must be free for this insert all the same.
+        let clock = ContinuousClock()
+        var failure: (any Error)?
+        let elapsed = await clock.measure {
+            do { try await db.table(Course.self).insert(Course(id: 3, title: "other task")) } catch { failure = error }
+        }
+        held.release()
+        _ = try await writer.value
+        #expect(failure == nil, "\(failure.map { "\($0)" } ?? "")")
+        #expect(elapsed < .seconds(2), "\(elapsed)")
+        #expect(try await db.table(Course.self).order(by: \.id).select().map(\.id) == [1, 2, 3])
+    }
+
+    @Test("a task cancelled while it waits for a connection stops waiting; the pool serves the next one",
+          .timeLimit(.minutes(1)))
+    func cancelledWaiter() async throws {
+        let db = Database(configuration: try Backend.sqliteConfiguration(busyTimeout: .seconds(8)))
+        try await db.create(Course.self)
+        let inTransaction = DispatchSemaphore(value: 0)
+        let finish = DispatchSemaphore(value: 0)
+        let holder = Thread {
+            try? db.transaction {
+                inTransaction.signal()
+                finish.wait()
+                try db.table(Course.self).insert(Course(id: 1, title: "holder"))
+            }
+        }
+        holder.start()
+        inTransaction.wait()
+
+        let waiter = Task { _ = try await db.table(Course.self).insert(Course(id: 2, title: "cancelled")) }
+        let next = Task { _ = try await db.table(Course.self).insert(Course(id: 3, title: "next")) }
+        try await Task.sleep(for: .milliseconds(300))
+        let clock = ContinuousClock()
+        let start = clock.now
+        waiter.cancel()
+        await #expect(throws: CancellationError.self) { try await waiter.value }
+        #expect(clock.now - start < .seconds(4), "it stopped waiting at once, not at the pool's 8 s timeout")
+
+        finish.signal()
+        _ = try await next.value
+        while !holder.isFinished { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(try await db.table(Course.self).order(by: \.id).select().map(\.id) == [1, 3], "the cancelled insert never ran")
+    }
+}
