@@ -10,7 +10,7 @@ public final class PostgresDatabaseConfiguration: DatabaseConfigurationProtocol 
     /// What the first connection reached: `database "app" at host:port`.
     public let target: String
 
-    /// Connects with the README's parameters; those left `nil` take libpq's defaults (its `PG*`
+    /// Connects with Perfect-CRUD's parameters; those left `nil` take libpq's defaults (its `PG*`
     /// environment variables, then its built-in values).
     /// - Parameters:
     ///   - database: the database to connect to.

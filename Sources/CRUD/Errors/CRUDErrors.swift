@@ -60,7 +60,7 @@ public struct CRUDSQLExeError: CRUDReportableError, CustomStringConvertible, Sen
     /// `catch let error as CRUDSQLExeError where error.kind == .uniqueViolation` works anywhere.
     ///
     /// Each driver sets it from the database's own code (SQLite's extended result code, PostgreSQL's
-    /// SQLSTATE, MySQL's error number), which `code` keeps; the README lists the codes per driver.
+    /// SQLSTATE, MySQL's error number), which `code` keeps; the Errors article lists the codes per driver.
     public enum Kind: Sendable, Equatable, CaseIterable {
         /// A UNIQUE or PRIMARY KEY constraint: the values already exist.
         case uniqueViolation
