@@ -7,6 +7,7 @@ import CRUD
 /// when the column is left out), `Float` as real, `Double` as double precision, `Bool` as boolean,
 /// `String`/`URL` as text, bytes as bytea, `Date` as timestamptz (microseconds), `UUID` as uuid.
 public struct PostgresDialect: CRUDDialect {
+    /// The dialect; it holds no state.
     public init() {}
 
     public var name: String { "PostgreSQL" }

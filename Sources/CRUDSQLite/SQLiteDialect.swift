@@ -6,6 +6,7 @@ import CRUD
 /// bytes as BLOB, `Date` as REAL seconds since 1970-01-01 UTC (sorts in time order; read it in SQL
 /// with `datetime(column, 'unixepoch')`), `UUID` as its 36-character TEXT form.
 public struct SQLiteDialect: CRUDDialect {
+    /// The dialect; it holds no state.
     public init() {}
 
     public var name: String { "SQLite" }

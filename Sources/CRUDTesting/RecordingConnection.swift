@@ -14,9 +14,12 @@ public final class RecordingConnection: CRUDConnection {
     /// One statement as it was run: its SQL and the values bound to it, in parameter order (`.null`
     /// for a parameter left unbound).
     public struct Execution: Equatable, Sendable {
+        /// The statement's SQL text, as the dialect wrote it.
         public var sql: String
+        /// The values bound to its parameters, in order.
         public var bindings: [CRUDDatabaseValue]
 
+        /// An execution to compare recorded ones with.
         public init(sql: String, bindings: [CRUDDatabaseValue]) {
             self.sql = sql
             self.bindings = bindings

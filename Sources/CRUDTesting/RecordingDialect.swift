@@ -5,6 +5,7 @@ import CRUD
 /// which spellings come from the dialect. Pass a driver's dialect (`SQLiteDialect()`…) to record
 /// exactly what that database would be sent.
 public struct RecordingDialect: CRUDDialect {
+    /// The dialect; it holds no state.
     public init() {}
 
     public var name: String { "Recording" }

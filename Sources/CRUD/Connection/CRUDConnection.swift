@@ -2,6 +2,7 @@
 /// statements, binds their parameters, steps through rows and reads them, all through this
 /// protocol; it uses a connection from one thread at a time, and keeps the transaction state itself.
 public protocol CRUDConnection: AnyObject, SendableMetatype {
+    /// The driver's prepared statement, which binds parameters and reads rows.
     associatedtype Statement: CRUDStatement
 
     /// How this database spells SQL that differs between databases.
@@ -158,6 +159,7 @@ public protocol CRUDStatement: AnyObject, CRUDBinder, CRUDRowReader {
 /// path or password fails there) and provides the executor, with its pool, that every `Database`
 /// made from it shares.
 public protocol DatabaseConfigurationProtocol: AnyObject, Sendable {
+    /// The driver's connection type.
     associatedtype Connection: CRUDConnection
     /// Runs operations on this database's connections.
     var executor: CRUDExecutor<Connection> { get }

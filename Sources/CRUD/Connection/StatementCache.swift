@@ -10,8 +10,10 @@ public struct CRUDStatementCache<Statement: AnyObject> {
     private var order: [String] = []
     /// Checked-out statements that `retireAll()` dropped: finalized when checked in.
     private var retired: Set<ObjectIdentifier> = []
+    /// How many idle statements the cache keeps.
     public let capacity: Int
 
+    /// An empty cache that keeps up to `capacity` statements.
     public init(capacity: Int) {
         self.capacity = capacity
     }

@@ -1,7 +1,9 @@
 /// A database, reached through a configuration that a driver provides:
 /// `Database(configuration: try SQLiteDatabaseConfiguration(path))`.
 public protocol DatabaseProtocol: Sendable {
+    /// The driver's configuration type, which says which connections the database has.
     associatedtype Configuration: DatabaseConfigurationProtocol
+    /// The configuration the database was made from.
     var configuration: Configuration { get }
     /// What runs this database's operations on its connections.
     var executor: CRUDExecutor<Configuration.Connection> { get }
@@ -19,6 +21,8 @@ public struct Database<C: DatabaseConfigurationProtocol>: DatabaseProtocol {
     public let configuration: C
     public let executor: CRUDExecutor<C.Connection>
 
+    /// A database over the configuration's connections; databases made from one configuration share
+    /// its pool.
     public init(configuration c: C) {
         configuration = c
         executor = c.executor

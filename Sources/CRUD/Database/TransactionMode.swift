@@ -15,8 +15,13 @@ public enum TransactionMode: Sendable, Hashable {
 
     /// PostgreSQL's isolation levels.
     public enum IsolationLevel: String, Sendable, Hashable {
+        /// Each statement sees what was committed before it began (PostgreSQL's default).
         case readCommitted = "READ COMMITTED"
+        /// The whole transaction sees one snapshot; a conflicting write fails with
+        /// `.serializationFailure`.
         case repeatableRead = "REPEATABLE READ"
+        /// As if the transactions ran one after another; one that cannot be fails with
+        /// `.serializationFailure`, to be retried.
         case serializable = "SERIALIZABLE"
     }
 }

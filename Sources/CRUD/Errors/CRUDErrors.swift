@@ -1,8 +1,10 @@
 /// A row value could not be turned into a model property: NULL in a non-optional column, a number
 /// out of the property's range, text that is not a URL, and the like.
 public struct CRUDDecoderError: CRUDReportableError, CustomStringConvertible, Sendable {
+    /// What went wrong and, where it can say, what to do about it.
     public let msg: String
     public var isReported = false
+    /// An error saying `msg`.
     public init(_ msg: String) { self.msg = msg }
     public var description: String { "CRUDDecoderError: \(msg)" }
 
@@ -22,8 +24,10 @@ public struct CRUDDecoderError: CRUDReportableError, CustomStringConvertible, Se
 /// A model property could not be stored: a `UInt64` above `Int64.max`, a column position that does
 /// not exist, and the like.
 public struct CRUDEncoderError: CRUDReportableError, CustomStringConvertible, Sendable {
+    /// What went wrong and, where it can say, what to do about it.
     public let msg: String
     public var isReported = false
+    /// An error saying `msg`.
     public init(_ msg: String) { self.msg = msg }
     public var description: String { "CRUDEncoderError: \(msg)" }
 }
@@ -31,8 +35,10 @@ public struct CRUDEncoderError: CRUDReportableError, CustomStringConvertible, Se
 /// A query could not be turned into SQL: a key path that names no column, or a type that is not part
 /// of the query; a limit below zero; and the like. Nothing was sent to the database.
 public struct CRUDSQLGenError: CRUDReportableError, CustomStringConvertible, Sendable {
+    /// What went wrong and, where it can say, what to do about it.
     public let msg: String
     public var isReported = false
+    /// An error saying `msg`.
     public init(_ msg: String) { self.msg = msg }
     public var description: String { "CRUDSQLGenError: \(msg)" }
 }
@@ -90,6 +96,7 @@ public struct CRUDSQLExeError: CRUDReportableError, CustomStringConvertible, Sen
         case other
     }
 
+    /// An error saying `msg`, with what the database told, as the properties of the same names hold it.
     public init(_ msg: String, sql: String? = nil, code: String? = nil, databaseMessage: String? = nil,
                 kind: Kind = .other, constraint: String? = nil, table: String? = nil) {
         self.msg = msg

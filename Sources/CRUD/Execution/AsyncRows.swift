@@ -16,6 +16,7 @@ public struct CRUDAsyncRows<Model: CRUDModel, Connection: CRUDConnection>: Async
         AsyncIterator(source: RowSource(executor: executor, plan: plan, bindings: CRUDBindings.current))
     }
 
+    /// Reads the rows batch by batch as `next()` asks for them.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let source: RowSource<Model, Connection>
         var batch: [Model] = []

@@ -8,6 +8,7 @@ public struct CRUDPoolOptions: Sendable {
     /// How long a caller waits for a free connection before `CRUDSQLExeError`.
     public var timeout: Duration
 
+    /// Options with the given limits; by default 1 to 8 connections and a 10-second wait.
     public init(minimumConnections: Int = 1, maximumConnections: Int = 8, timeout: Duration = .seconds(10)) {
         self.minimumConnections = minimumConnections
         self.maximumConnections = maximumConnections

@@ -48,6 +48,7 @@ public final class CRUDThreads: TaskExecutor, @unchecked Sendable {
         }
     }
 
+    /// Queues a job of a task that prefers these threads; the next free thread runs it.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         condition.lock()

@@ -13,18 +13,22 @@ public func != <Operand: CRUDColumnOperand>(lhs: Operand, rhs: Operand.Value) ->
     comparison(lhs.crudReference, .notEqual, rhs)
 }
 
+/// The column's value is less than the value (`nil` is refused: only `==` and `!=` compare with it).
 public func < <Operand: CRUDColumnOperand>(lhs: Operand, rhs: Operand.Value) -> CRUDBooleanExpression {
     comparison(lhs.crudReference, .less, rhs)
 }
 
+/// The column's value is at most the value (`nil` is refused: only `==` and `!=` compare with it).
 public func <= <Operand: CRUDColumnOperand>(lhs: Operand, rhs: Operand.Value) -> CRUDBooleanExpression {
     comparison(lhs.crudReference, .lessOrEqual, rhs)
 }
 
+/// The column's value is greater than the value (`nil` is refused: only `==` and `!=` compare with it).
 public func > <Operand: CRUDColumnOperand>(lhs: Operand, rhs: Operand.Value) -> CRUDBooleanExpression {
     comparison(lhs.crudReference, .greater, rhs)
 }
 
+/// The column's value is at least the value (`nil` is refused: only `==` and `!=` compare with it).
 public func >= <Operand: CRUDColumnOperand>(lhs: Operand, rhs: Operand.Value) -> CRUDBooleanExpression {
     comparison(lhs.crudReference, .greaterOrEqual, rhs)
 }

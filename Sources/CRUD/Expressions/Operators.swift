@@ -32,30 +32,37 @@ public func != <Model: CRUDModel, Value: CRUDValue>(lhs: KeyPath<Model, Value>, 
     comparison(lhs, .notEqual, rhs)
 }
 
+/// The column's value is less than the value (`nil` is refused: only `==` and `!=` compare with it).
 public func < <Model: CRUDModel, Value: CRUDValue>(lhs: KeyPath<Model, Value>, rhs: Value) -> CRUDBooleanExpression {
     comparison(lhs, .less, rhs)
 }
 
+/// The column's value is at most the value (`nil` is refused: only `==` and `!=` compare with it).
 public func <= <Model: CRUDModel, Value: CRUDValue>(lhs: KeyPath<Model, Value>, rhs: Value) -> CRUDBooleanExpression {
     comparison(lhs, .lessOrEqual, rhs)
 }
 
+/// The column's value is greater than the value (`nil` is refused: only `==` and `!=` compare with it).
 public func > <Model: CRUDModel, Value: CRUDValue>(lhs: KeyPath<Model, Value>, rhs: Value) -> CRUDBooleanExpression {
     comparison(lhs, .greater, rhs)
 }
 
+/// The column's value is at least the value (`nil` is refused: only `==` and `!=` compare with it).
 public func >= <Model: CRUDModel, Value: CRUDValue>(lhs: KeyPath<Model, Value>, rhs: Value) -> CRUDBooleanExpression {
     comparison(lhs, .greaterOrEqual, rhs)
 }
 
+/// Both conditions hold (`AND`).
 public func && (lhs: CRUDBooleanExpression, rhs: CRUDBooleanExpression) -> CRUDBooleanExpression {
     CRUDBooleanExpression(.and(lhs.node, rhs.node))
 }
 
+/// Either condition holds (`OR`).
 public func || (lhs: CRUDBooleanExpression, rhs: CRUDBooleanExpression) -> CRUDBooleanExpression {
     CRUDBooleanExpression(.or(lhs.node, rhs.node))
 }
 
+/// The condition does not hold (`NOT`); a NULL comparison stays unmatched, as in SQL.
 public prefix func ! (expression: CRUDBooleanExpression) -> CRUDBooleanExpression {
     CRUDBooleanExpression(.not(expression.node))
 }

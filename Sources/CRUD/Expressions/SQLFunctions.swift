@@ -43,7 +43,9 @@ public struct CRUDColumnFunction<Model: CRUDModel, Value: CRUDValue>: CRUDColumn
 /// Something a condition compares: a generated column constant or a function of a column. Its
 /// operators are type-checked against `Value`.
 public protocol CRUDColumnOperand<Model, Value> {
+    /// The model whose table has the column.
     associatedtype Model: CRUDModel
+    /// The type of the values it is compared with.
     associatedtype Value: CRUDValue
     /// What the condition names.
     var crudReference: CRUDColumnReference { get }
@@ -59,6 +61,7 @@ public func lower<Model: CRUDModel, Text: CRUDLikeComparable>(_ keyPath: KeyPath
     CRUDColumnFunction(.lower, CRUDColumnReference(keyPath))
 }
 
+/// The generated column in lower case, as `lower(_:)` of a key path.
 public func lower<Model: CRUDModel, Text: CRUDLikeComparable>(_ column: CRUDColumn<Model, Text>) -> CRUDColumnFunction<Model, Text> {
     CRUDColumnFunction(.lower, CRUDColumnReference(column))
 }
@@ -68,6 +71,7 @@ public func upper<Model: CRUDModel, Text: CRUDLikeComparable>(_ keyPath: KeyPath
     CRUDColumnFunction(.upper, CRUDColumnReference(keyPath))
 }
 
+/// The generated column in upper case, as `upper(_:)` of a key path.
 public func upper<Model: CRUDModel, Text: CRUDLikeComparable>(_ column: CRUDColumn<Model, Text>) -> CRUDColumnFunction<Model, Text> {
     CRUDColumnFunction(.upper, CRUDColumnReference(column))
 }
@@ -77,6 +81,7 @@ public func trim<Model: CRUDModel, Text: CRUDLikeComparable>(_ keyPath: KeyPath<
     CRUDColumnFunction(.trim, CRUDColumnReference(keyPath))
 }
 
+/// The generated column without leading and trailing spaces.
 public func trim<Model: CRUDModel, Text: CRUDLikeComparable>(_ column: CRUDColumn<Model, Text>) -> CRUDColumnFunction<Model, Text> {
     CRUDColumnFunction(.trim, CRUDColumnReference(column))
 }
@@ -91,10 +96,12 @@ public func length<Model: CRUDModel>(_ keyPath: KeyPath<Model, String?>) -> CRUD
     CRUDColumnFunction(.length, CRUDColumnReference(keyPath))
 }
 
+/// The number of characters in the generated column (not bytes).
 public func length<Model: CRUDModel>(_ column: CRUDColumn<Model, String>) -> CRUDColumnFunction<Model, Int> {
     CRUDColumnFunction(.length, CRUDColumnReference(column))
 }
 
+/// The number of characters in the generated column, or NULL for a NULL column.
 public func length<Model: CRUDModel>(_ column: CRUDColumn<Model, String?>) -> CRUDColumnFunction<Model, Int?> {
     CRUDColumnFunction(.length, CRUDColumnReference(column))
 }
@@ -105,6 +112,7 @@ public func caseInsensitive<Model: CRUDModel, Text: CRUDLikeComparable>(_ keyPat
     CRUDColumnFunction(.caseInsensitive, CRUDColumnReference(keyPath))
 }
 
+/// The generated column compared ignoring case, as `caseInsensitive(_:)` of a key path.
 public func caseInsensitive<Model: CRUDModel, Text: CRUDLikeComparable>(_ column: CRUDColumn<Model, Text>) -> CRUDColumnFunction<Model, Text> {
     CRUDColumnFunction(.caseInsensitive, CRUDColumnReference(column))
 }

@@ -4,13 +4,23 @@ import Logging
 /// The kind of a log event. Queries go to the query destinations, everything else to the error
 /// destinations.
 public enum CRUDLogEventType: String, Sendable {
-    case info, warning, error, query
+    /// Something worth knowing (`CRUDLogging.log(.info, …)`).
+    case info
+    /// Something that may be wrong.
+    case warning
+    /// An error the library threw, or that the app logs.
+    case error
+    /// A statement the library ran, with its SQL.
+    case query
 }
 
 /// One logged message.
 public struct CRUDLogEvent: Sendable, CustomStringConvertible {
+    /// When it was logged.
     public let time: Date
+    /// What kind of event it is.
     public let type: CRUDLogEventType
+    /// The message (for a query, its SQL).
     public let msg: String
 
     public var description: String {
@@ -20,11 +30,13 @@ public struct CRUDLogEvent: Sendable, CustomStringConvertible {
 
 /// Where log events go.
 public enum CRUDLogDestination: Sendable {
+    /// Nowhere: the events are dropped.
     case none
     /// Standard output.
     case console
     /// Appended to the file at this path.
     case file(String)
+    /// A function of the app's, called with each event on the thread that logs it.
     case custom(@Sendable (CRUDLogEvent) -> Void)
     /// A swift-log `Logger`: queries at `.debug`, info at `.info`, warnings at `.warning`, errors at `.error`.
     case logger(Logger)

@@ -15,6 +15,7 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
     typealias Step = @Sendable (Database<C>) throws -> Void
     private var steps: [(name: String, step: Step)] = []
 
+    /// A migrator with no steps yet.
     public init() {}
 
     /// Adds a step after those registered so far. A name registered twice makes `migrate` throw

@@ -1,7 +1,10 @@
 /// What happened to a row: Sqlable's change kinds.
 public enum CRUDChangeKind: Sendable, Hashable {
+    /// A row was inserted.
     case insert
+    /// A row was updated.
     case update
+    /// A row was deleted.
     case delete
 }
 
@@ -15,6 +18,7 @@ public struct CRUDChange: Sendable, Hashable {
     /// `id` column.
     public let id: Int
 
+    /// A change of `kind` to row `id` of `table`.
     public init(kind: CRUDChangeKind, table: String, id: Int) {
         self.kind = kind
         self.table = table

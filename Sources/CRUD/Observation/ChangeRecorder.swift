@@ -26,6 +26,7 @@ public final class CRUDChangeRecorder {
     /// one string serves them.
     private var lastName = ""
 
+    /// A recorder with nothing recorded.
     public init() {}
 
     /// Records a change the database reported for a table it named in C text.

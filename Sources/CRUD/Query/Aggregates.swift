@@ -14,6 +14,8 @@ extension SelectAble {
         try aggregate(.sum, keyPath, as: Value.self)
     }
 
+    /// The sum of an optional column's non-NULL values, `nil` when there are none.
+    /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
     public func sum<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value?>) throws -> Value? {
         try aggregate(.sum, keyPath, as: Value.self)
     }
@@ -23,6 +25,8 @@ extension SelectAble {
         try aggregate(.min, keyPath, as: Value.self)
     }
 
+    /// The least value of an optional column's non-NULL values, `nil` when there are none.
+    /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
     public func min<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value?>) throws -> Value? {
         try aggregate(.min, keyPath, as: Value.self)
     }
@@ -32,6 +36,8 @@ extension SelectAble {
         try aggregate(.max, keyPath, as: Value.self)
     }
 
+    /// The greatest value of an optional column's non-NULL values, `nil` when there are none.
+    /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
     public func max<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value?>) throws -> Value? {
         try aggregate(.max, keyPath, as: Value.self)
     }
@@ -41,6 +47,8 @@ extension SelectAble {
         try aggregate(.avg, keyPath, as: Double.self)
     }
 
+    /// The average of an optional column's non-NULL values, `nil` when there are none.
+    /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
     public func avg<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value?>) throws -> Double? {
         try aggregate(.avg, keyPath, as: Double.self)
     }

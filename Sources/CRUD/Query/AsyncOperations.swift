@@ -49,6 +49,8 @@ extension InsertAble {
         }
     }
 
+    /// Inserts one row with every column.
+    /// - Throws: `CRUDSQLExeError` (nothing is inserted then), `CRUDEncoderError`.
     @discardableResult
     public func insert(_ instance: InsertForm) async throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
         return try await insertionTable.executor.reporting {
@@ -64,6 +66,8 @@ extension InsertAble {
         return try await insertionTable.executor.perform(.write) { try self.insertRows(instances, columns: columns) }
     }
 
+    /// Inserts one row with only the named columns; the others take their defaults.
+    /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDEncoderError`.
     @discardableResult
     public func insert(_ instance: InsertForm, setKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) async throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
@@ -79,6 +83,9 @@ extension InsertAble {
         return try await insertionTable.executor.perform(.write) { try self.insertRows(instances, columns: columns) }
     }
 
+    /// Inserts one row without the named columns, which take their defaults (an id the database
+    /// assigns).
+    /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDEncoderError`.
     @discardableResult
     public func insert(_ instance: InsertForm, ignoreKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) async throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
@@ -120,12 +127,17 @@ extension UpdateAble {
         }
     }
 
+    /// Updates the named columns of the matching rows and returns `returning` of each updated row.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm,
                                         setKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) async throws -> [R] {
         let columns = try OverAllForm.crudColumns([setKeys] + rest, for: "update")
         return try await executor.perform(.write) { try self.updateReturning(returning, instance, columns: columns) }
     }
 
+    /// Updates every column but the named ones of the matching rows and returns `returning` of each
+    /// updated row.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm,
                                         ignoreKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) async throws -> [R] {
         let columns = try OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update")
@@ -168,6 +180,8 @@ extension Table {
         }
     }
 
+    /// Inserts one row with every column and returns its `returning` value as stored.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A) async throws -> R {
         return try await executor.reporting {
             try await self.returning(returning, insert: [instance])[0]
@@ -182,6 +196,8 @@ extension Table {
         }
     }
 
+    /// Inserts one row with only the named columns and returns its `returning` value as stored.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A,
                                         setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) async throws -> R {
         try await insertReturning([instance], columns: A.crudColumns([setKeys] + rest, for: "insert"), returning: [column(returning)]) {
@@ -196,6 +212,9 @@ extension Table {
                                   returning: [column(returning)]) { try R(crudRow: $0, column: 0) }
     }
 
+    /// Inserts one row without the named columns and returns its `returning` value as stored (an
+    /// id the database assigns).
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A,
                                         ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) async throws -> R {
         try await insertReturning([instance], columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"),
@@ -209,12 +228,16 @@ extension Table {
         }
     }
 
+    /// Inserts one row and returns it as stored, the database's defaults filled in.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning(insert instance: A) async throws -> A {
         return try await executor.reporting {
             try await returning(insert: [instance])[0]
         }
     }
 
+    /// Inserts the rows with only the named columns and returns them as stored, in input order.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning(insert instances: [A], setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) async throws -> [A] {
         return try await executor.reporting {
             try await insertReturning(instances, columns: A.crudColumns([setKeys] + rest, for: "insert"),
@@ -222,6 +245,9 @@ extension Table {
         }
     }
 
+    /// Inserts the rows without the named columns and returns them as stored (the database's
+    /// defaults and ids filled in), in input order.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning(insert instances: [A], ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) async throws -> [A] {
         return try await executor.reporting {
             try await insertReturning(instances, columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"),
@@ -263,6 +289,8 @@ extension SelectAble {
         try await aggregate(.sum, keyPath, as: Value.self)
     }
 
+    /// The sum of an optional column's non-NULL values, `nil` when there are none.
+    /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
     public func sum<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value?>) async throws -> Value? {
         try await aggregate(.sum, keyPath, as: Value.self)
     }
@@ -272,6 +300,8 @@ extension SelectAble {
         try await aggregate(.min, keyPath, as: Value.self)
     }
 
+    /// The least value of an optional column's non-NULL values, `nil` when there are none.
+    /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
     public func min<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value?>) async throws -> Value? {
         try await aggregate(.min, keyPath, as: Value.self)
     }
@@ -281,6 +311,8 @@ extension SelectAble {
         try await aggregate(.max, keyPath, as: Value.self)
     }
 
+    /// The greatest value of an optional column's non-NULL values, `nil` when there are none.
+    /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
     public func max<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value?>) async throws -> Value? {
         try await aggregate(.max, keyPath, as: Value.self)
     }
@@ -290,6 +322,8 @@ extension SelectAble {
         try await aggregate(.avg, keyPath, as: Double.self)
     }
 
+    /// The average of an optional column's non-NULL values, `nil` when there are none.
+    /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
     public func avg<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value?>) async throws -> Double? {
         try await aggregate(.avg, keyPath, as: Double.self)
     }
@@ -328,6 +362,10 @@ extension Table {
         try await executor.perform(.write) { try self.upsert(instances, target: [target] + moreTarget, action: action) }
     }
 
+    /// Inserts one row, or on a conflict with `target` (the primary key or a unique constraint) does
+    /// `action`; returns how many rows were inserted or changed.
+    /// - Throws: `CRUDSQLExeError` with kind `.conflictTargetNotUnique` when `target` is not a key;
+    ///   `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`.
     @discardableResult
     public func upsert(_ instance: A, onConflict target: PartialKeyPath<A>, _ moreTarget: PartialKeyPath<A>...,
                        do action: CRUDConflictAction<A> = .replace) async throws -> Int {

@@ -2,7 +2,9 @@
 public struct Join<OverAllForm: CRUDModel, Parent: TableProtocol, NewType: CRUDModel, KeyType: CRUDValue>: TableProtocol,
     JoinAble, WhereAble, OrderAble, LimitAble, SelectAble where Parent.OverAllForm == OverAllForm {
     public typealias Form = NewType
+    /// The database the chain runs on.
     public let database: Parent.DatabaseType
+    /// What the chain has said so far.
     public let plan: CRUDQueryPlan
 }
 
@@ -12,7 +14,9 @@ public struct JoinPivot<OverAllForm: CRUDModel, Parent: TableProtocol, NewType: 
     FirstKeyType: CRUDValue, SecondKeyType: CRUDValue>: TableProtocol, JoinAble, WhereAble, OrderAble, LimitAble, SelectAble
     where Parent.OverAllForm == OverAllForm {
     public typealias Form = NewType
+    /// The database the chain runs on.
     public let database: Parent.DatabaseType
+    /// What the chain has said so far.
     public let plan: CRUDQueryPlan
 }
 

@@ -2,7 +2,9 @@
 public struct Ordering<OverAllForm: CRUDModel, Parent: TableProtocol>: TableProtocol, JoinAble, WhereAble, OrderAble,
     LimitAble, SelectAble where Parent.OverAllForm == OverAllForm {
     public typealias Form = Parent.Form
+    /// The database the chain runs on.
     public let database: Parent.DatabaseType
+    /// What the chain has said so far.
     public let plan: CRUDQueryPlan
 }
 

@@ -44,6 +44,8 @@ extension Table {
         }
     }
 
+    /// Inserts one row with every column and returns its `returning` value as stored.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A) throws -> R {
         return try executor.reporting {
             try self.returning(returning, insert: [instance])[0]
@@ -58,6 +60,8 @@ extension Table {
         }
     }
 
+    /// Inserts one row with only the named columns and returns its `returning` value as stored.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A,
                                         setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> R {
         try insertReturning([instance], columns: A.crudColumns([setKeys] + rest, for: "insert"), returning: [column(returning)]) {
@@ -73,6 +77,9 @@ extension Table {
         }
     }
 
+    /// Inserts one row without the named columns and returns its `returning` value as stored (an
+    /// id the database assigns).
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A,
                                         ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> R {
         try insertReturning([instance], columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"), returning: [column(returning)]) {
@@ -87,12 +94,16 @@ extension Table {
         }
     }
 
+    /// Inserts one row and returns it as stored, the database's defaults filled in.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning(insert instance: A) throws -> A {
         return try executor.reporting {
             try returning(insert: [instance])[0]
         }
     }
 
+    /// Inserts the rows with only the named columns and returns them as stored, in input order.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning(insert instances: [A], setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> [A] {
         return try executor.reporting {
             try insertReturning(instances, columns: A.crudColumns([setKeys] + rest, for: "insert"),
@@ -100,6 +111,9 @@ extension Table {
         }
     }
 
+    /// Inserts the rows without the named columns and returns them as stored (the database's
+    /// defaults and ids filled in), in input order.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning(insert instances: [A], ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> [A] {
         return try executor.reporting {
             try insertReturning(instances, columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"),
@@ -137,11 +151,16 @@ extension UpdateAble {
         }
     }
 
+    /// Updates the named columns of the matching rows and returns `returning` of each updated row.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm,
                                         setKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) throws -> [R] {
         try updateReturning(returning, instance, columns: OverAllForm.crudColumns([setKeys] + rest, for: "update"))
     }
 
+    /// Updates every column but the named ones of the matching rows and returns `returning` of each
+    /// updated row.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm,
                                         ignoreKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) throws -> [R] {
         try updateReturning(returning, instance, columns: OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update"))

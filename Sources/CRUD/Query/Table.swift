@@ -3,7 +3,9 @@ public struct Table<A: CRUDModel, D: DatabaseProtocol>: TableProtocol, JoinAble,
     SelectAble, UpdateAble, DeleteAble, PlainTable {
     public typealias OverAllForm = A
     public typealias Form = A
+    /// The database the chain runs on.
     public let database: D
+    /// What the chain has said so far.
     public let plan: CRUDQueryPlan
 
     init(database: D) {

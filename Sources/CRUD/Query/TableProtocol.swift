@@ -6,8 +6,12 @@ public protocol TableProtocol: Sendable {
     associatedtype OverAllForm: CRUDModel
     /// The type of the most recent `table` or `join`.
     associatedtype Form: CRUDModel
+    /// The database the chain runs on.
     associatedtype DatabaseType: DatabaseProtocol
+    /// The database the chain runs on.
     var database: DatabaseType { get }
+    /// What the chain has said so far (tables, joins, conditions, order, limits), which the SQL
+    /// builder turns into statements.
     var plan: CRUDQueryPlan { get }
 }
 

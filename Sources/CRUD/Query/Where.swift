@@ -1,7 +1,9 @@
 /// A `where` step: the condition rows must meet.
 public struct Where<OverAllForm: CRUDModel, Parent: TableProtocol>: TableProtocol, SelectAble where Parent.OverAllForm == OverAllForm {
     public typealias Form = OverAllForm
+    /// The database the chain runs on.
     public let database: Parent.DatabaseType
+    /// What the chain has said so far.
     public let plan: CRUDQueryPlan
 }
 

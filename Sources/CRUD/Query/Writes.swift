@@ -80,7 +80,9 @@ extension CRUDModel {
 
 /// Where `insert` may follow: `table` and `create`.
 public protocol InsertAble {
+    /// The model whose rows are inserted.
     associatedtype InsertForm: CRUDModel
+    /// The database the rows go into.
     associatedtype InsertDatabase: DatabaseProtocol
     /// The table the rows go into.
     var insertionTable: Table<InsertForm, InsertDatabase> { get }
@@ -106,6 +108,8 @@ extension InsertAble {
         }
     }
 
+    /// Inserts one row with every column.
+    /// - Throws: `CRUDSQLExeError` (nothing is inserted then), `CRUDEncoderError`.
     @discardableResult @inlinable
     public func insert(_ instance: InsertForm) throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
         return try insertionTable.executor.reporting {
@@ -120,6 +124,8 @@ extension InsertAble {
         try insertRows(instances, columns: InsertForm.crudColumns([setKeys] + rest, for: "insert"))
     }
 
+    /// Inserts one row with only the named columns; the others take their defaults.
+    /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDEncoderError`.
     @discardableResult @inlinable
     public func insert(_ instance: InsertForm, setKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
@@ -134,6 +140,9 @@ extension InsertAble {
         try insertRows(instances, columns: InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"))
     }
 
+    /// Inserts one row without the named columns, which take their defaults (an id the database
+    /// assigns).
+    /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDEncoderError`.
     @discardableResult @inlinable
     public func insert(_ instance: InsertForm, ignoreKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {

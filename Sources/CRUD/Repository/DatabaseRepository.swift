@@ -2,6 +2,7 @@
 /// (or a short transaction) through the chain, by the model's `id`.
 public struct DatabaseRepository<Model: CRUDIdentifiedModel & Sendable, C: DatabaseConfigurationProtocol>: CRUDRepository
     where Model.CRUDID: Sendable {
+    /// The database the repository reads and writes.
     public let database: Database<C>
 
     /// The repository of `Model`'s table in `database` (create the table first).

@@ -5,6 +5,7 @@
 ///
 /// The identifier is the model's `id`, of its own type (`Int`, `UUID`, `String`, …).
 public protocol CRUDRepository<Model>: Sendable {
+    /// What the repository stores, identified by its `id`.
     associatedtype Model: CRUDIdentifiedModel & Sendable where Model.CRUDID: Sendable
 
     /// Stores a new item.

@@ -9,6 +9,7 @@ public struct CRUDColumn<Model: CRUDModel, Value: CRUDValue>: CRUDTableColumn, H
     /// The column's name in the database.
     public let name: String
 
+    /// The column at `index` of the table, named `name`; generated code makes these.
     public init(_ index: Int, _ name: String) {
         self.index = index
         self.name = name
@@ -23,6 +24,7 @@ public struct CRUDColumn<Model: CRUDModel, Value: CRUDValue>: CRUDTableColumn, H
 /// A column of `Model`'s table whatever its value type: what `order(by:)` takes, so that columns of
 /// several types can be listed together.
 public protocol CRUDTableColumn<Model>: Sendable {
+    /// The model whose table has the column.
     associatedtype Model: CRUDModel
     /// The column's position in the table.
     var index: Int { get }

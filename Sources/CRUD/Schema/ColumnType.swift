@@ -5,12 +5,15 @@ public enum CRUDColumnType: Sendable, Hashable, CustomStringConvertible {
     case integer(bits: Int, signed: Bool)
     /// A binary floating-point number of the given width in bits (32 or 64).
     case real(bits: Int)
+    /// A truth value.
     case bool
+    /// Text, UTF-8 (`String`, `URL`).
     case text
     /// Raw bytes: `[UInt8]`, `[Int8]`, `Data`.
     case blob
     /// A point in time.
     case date
+    /// A UUID.
     case uuid
     /// A `CRUDJSONValue` (a `Codable` type, or `CRUDJSON` around an array or a dictionary) as JSON.
     case json

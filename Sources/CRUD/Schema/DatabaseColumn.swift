@@ -1,6 +1,7 @@
 /// A column of an existing table, as the database declares it: what the schema check and
 /// `alterTable` compare with a model's generated schema.
 public struct CRUDDatabaseColumn: Sendable, Hashable {
+    /// The column's name.
     public let name: String
     /// The type as the database reports it (`INTEGER`, `VARCHAR(40)`, `timestamp with time zone`).
     public let declaredType: String
@@ -9,6 +10,7 @@ public struct CRUDDatabaseColumn: Sendable, Hashable {
     /// Whether the column is (part of) the primary key.
     public let isPrimaryKey: Bool
 
+    /// A column as the database declares it.
     public init(name: String, declaredType: String, isNullable: Bool, isPrimaryKey: Bool) {
         self.name = name
         self.declaredType = declaredType

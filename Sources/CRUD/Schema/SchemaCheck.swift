@@ -29,6 +29,7 @@ public enum CRUDSchemaDifference: Sendable, Hashable, CustomStringConvertible {
 /// The database's tables do not match the models' generated schemas; `differences` lists every
 /// difference found, not only the first.
 public struct CRUDSchemaMismatchError: CRUDReportableError, CustomStringConvertible, Sendable {
+    /// Every difference found, table by table.
     public let differences: [CRUDSchemaDifference]
     public var isReported = false
 

@@ -10,6 +10,7 @@ public struct CRUDTableSchema: Sendable {
     /// The `[Model]?` properties that joins fill, in declaration order.
     public let relations: [CRUDRelationSchema]
 
+    /// A table's shape; generated code makes these.
     public init(name: String, columns: [CRUDColumnSchema], primaryKey: Int?, relations: [CRUDRelationSchema]) {
         self.name = name
         self.columns = columns
@@ -22,10 +23,12 @@ public struct CRUDTableSchema: Sendable {
 public struct CRUDColumnSchema: Sendable, Hashable {
     /// The column's name in the database (the property name, or its `CodingKeys` raw value).
     public let name: String
+    /// How the column's values are stored.
     public let type: CRUDColumnType
     /// Whether the property is optional, so the column accepts NULL.
     public let isOptional: Bool
 
+    /// A column's shape.
     public init(name: String, type: CRUDColumnType, isOptional: Bool) {
         self.name = name
         self.type = type
@@ -40,6 +43,7 @@ public struct CRUDRelationSchema: Sendable {
     /// The model type of the related rows.
     public let target: any CRUDModel.Type
 
+    /// A relation property named `name`, holding rows of `target`.
     public init(name: String, target: any CRUDModel.Type) {
         self.name = name
         self.target = target

@@ -3,13 +3,21 @@ import Foundation
 /// One value as a driver stores it: what a `CRUDValue` reduces to. Captured values carry `where`
 /// operands and `sql(_:bindings:)` parameters to the statement, and serve as join keys.
 public enum CRUDDatabaseValue: Hashable, Sendable {
+    /// SQL NULL.
     case null
+    /// An integer, as every integer type is stored.
     case integer(Int64)
+    /// A floating-point number (`Float` and `Double`).
     case real(Double)
+    /// Text (`String`, `URL`, JSON).
     case text(String)
+    /// Bytes (`[UInt8]`, `[Int8]`, `Data`).
     case blob([UInt8])
+    /// A truth value.
     case bool(Bool)
+    /// A point in time.
     case date(Date)
+    /// A UUID.
     case uuid(UUID)
 
     /// Reduces a Swift value to what its binder would bind.

@@ -43,8 +43,10 @@ extension CRUDJSONValue {
 /// Any `Codable` value stored in one column as JSON: an array, a dictionary, a type of another
 /// module. `var tags: CRUDJSON<[String]>`, read and written as `tags.value`.
 public struct CRUDJSON<Value: Codable & Sendable>: CRUDJSONValue, Sendable {
+    /// The value the column holds.
     public var value: Value
 
+    /// `value`, to be stored as JSON.
     public init(_ value: Value) {
         self.value = value
     }

@@ -94,7 +94,9 @@ extension String: CRUDValue {
 /// A byte type whose arrays are stored as a blob: `UInt8` and `Int8` (by bit pattern, so negative
 /// bytes round-trip).
 public protocol CRUDByte {
+    /// The byte whose bits are `crudByte`.
     init(crudByte: UInt8)
+    /// This byte's bits, as stored.
     var crudByte: UInt8 { get }
 }
 
