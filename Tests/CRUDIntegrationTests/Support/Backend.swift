@@ -37,7 +37,10 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         Self.quietLogs
         switch self {
         case .sqlite:
-            return try SQLiteDatabaseConfiguration(Self.temporaryFile("sqlite"))
+            // The shared suites test what happens, not how fast: under ThreadSanitizer, with every
+            // suite running at once on two cores, seven writes queued for SQLite's one writer can
+            // take longer than the default 5 s.
+            return try SQLiteDatabaseConfiguration(Self.temporaryFile("sqlite"), busyTimeout: .seconds(30))
         case .postgres:
             return try PostgresTestServer.shared.get().freshConfiguration()
         case .mysql:
