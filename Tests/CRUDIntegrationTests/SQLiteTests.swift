@@ -6,8 +6,7 @@ import Testing
 @Suite("SQLite")
 struct SQLiteTests {
     static func open(_ path: String, busyTimeout: Duration = .seconds(5)) throws -> Database<SQLiteDatabaseConfiguration> {
-        _ = try Backend.sqlite.open()
-        return Database(configuration: try SQLiteDatabaseConfiguration(path, busyTimeout: busyTimeout))
+        Database(configuration: try Backend.sqliteConfiguration(at: path, busyTimeout: busyTimeout))
     }
 
     @Test("a file opens with WAL, foreign keys and a busy timeout; :memory: works too")

@@ -40,7 +40,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
             // The shared suites test what happens, not how fast: under ThreadSanitizer, with every
             // suite running at once on two cores, seven writes queued for SQLite's one writer can
             // take longer than the default 5 s.
-            return try SQLiteDatabaseConfiguration(Self.temporaryFile("sqlite"), busyTimeout: .seconds(30))
+            return try Self.sqliteConfiguration(busyTimeout: .seconds(30))
         case .postgres:
             return try PostgresTestServer.shared.get().freshConfiguration()
         case .mysql:
@@ -48,10 +48,12 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         }
     }
 
-    /// A new empty SQLite database whose callers wait up to `busyTimeout`, for tests of waiting.
-    static func sqliteConfiguration(busyTimeout: Duration) throws -> SQLiteDatabaseConfiguration {
+    /// The SQLite database at `path` (by default a new empty one) whose callers wait up to
+    /// `busyTimeout`.
+    static func sqliteConfiguration(at path: String = Backend.temporaryFile("sqlite"), busyTimeout: Duration) throws
+        -> SQLiteDatabaseConfiguration {
         quietLogs
-        return try SQLiteDatabaseConfiguration(temporaryFile("sqlite"), busyTimeout: busyTimeout)
+        return try SQLiteDatabaseConfiguration(path, busyTimeout: busyTimeout)
     }
 
     /// Query logs would drown the test output; tests that look at logging set their own.
