@@ -230,7 +230,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
         condition.lock()
         while lock.withLock({ box.session == nil && box.failure == nil }) {
             if !condition.wait(until: deadline) {
-                let removed = lock.withLock { removeWaiter(access, id: id) != nil }
+                let removed = lock.withLock { removeWaiter(id: id) != nil }
                 if removed {
                     condition.unlock()
                     throw CRUDLogging.logged(waitError(access))
@@ -277,7 +277,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
                     timers[id] = Task.detached {
                         try? await Task.sleep(for: timeout)
                         guard !Task.isCancelled else { return }
-                        let removed = self.lock.withLock { self.removeWaiter(access, id: id) != nil }
+                        let removed = self.lock.withLock { self.removeWaiter(id: id) != nil }
                         if removed { continuation.resume(throwing: CRUDLogging.logged(self.waitError(access))) }
                     }
                     lock.unlock()
@@ -285,7 +285,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
             }
         } onCancel: {
             lock.lock()
-            guard let id = ticket.id, let waiter = removeWaiter(access, id: id) else {
+            guard let id = ticket.id, let waiter = removeWaiter(id: id) else {
                 lock.unlock()
                 return
             }
@@ -311,7 +311,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
 
     /// Called holding `lock`: removes a waiter that gave up (timed out, cancelled) and cancels its
     /// timer; `nil` when it was already served.
-    private func removeWaiter(_ access: CRUDAccess, id: UInt64) -> Waiter? {
+    private func removeWaiter(id: UInt64) -> Waiter? {
         timers.removeValue(forKey: id)?.cancel()
         if let index = writeWaiters.firstIndex(where: { $0.id == id }) {
             return writeWaiters.remove(at: index).waiter
