@@ -116,6 +116,34 @@ struct GeneratedCodeTests {
         #expect(try roundTrip(Student(id: 4)).id == 4)
     }
 
+    @Test("a row reads the same through the memberwise initializer and property by property")
+    func readerShapes() throws {
+        var keyed = KeyedOutOfOrder(id: 1, note: nil, title: "first", cached: 5, version: 9)
+        #expect(KeyedOutOfOrder.crudSchema.columns.map(\.name) == ["title", "id", "remark"])
+        #expect(try storedRow(keyed) == [.text("first"), .integer(1), .null])
+        #expect(try roundTrip(keyed) == KeyedOutOfOrder(id: 1, note: nil, title: "first"), "left-out properties keep their defaults")
+        keyed.note = "with a note"
+        #expect(try roundTrip(keyed).note == "with a note")
+        #expect(try roundTrip(keyed).kind == "keyed")
+
+        let own = OwnInitializer(id: 2, title: "second", note: "n")
+        #expect(try roundTrip(own) == own)
+        #expect(try roundTrip(OwnInitializer(id: 3, title: "")) == OwnInitializer(id: 3, title: ""))
+
+        var state = try PrivateState(crudRow: MemoryRow(values: [.integer(4), .text("fourth")]))
+        #expect(state.id == 4 && state.title == "fourth" && !state.isTouched)
+        state.touch()
+        #expect(try !roundTrip(state).isTouched, "the private property keeps its default")
+
+        var lazy = try roundTrip(LazyDerived(id: 5, title: "fifth"))
+        #expect(lazy.id == 5 && lazy.shouted == "FIFTH")
+
+        // Reading stops at the first column that does not fit, whichever way the model is built.
+        let badTitle: [CRUDDatabaseValue] = [.integer(7), .integer(1), .null]
+        #expect(throws: WrongStorage.self) { try KeyedOutOfOrder(crudRow: MemoryRow(values: badTitle)) }
+        #expect(throws: WrongStorage.self) { try OwnInitializer(crudRow: MemoryRow(values: [.integer(1), .integer(7), .null])) }
+    }
+
     @Test("properties that are not columns keep their defaults when read")
     func nonColumns() throws {
         var decorated = Decorated(id: 1, default: true, naïveCafé: "café", 日本語: nil, title: "Title", observed: 3, legacy: "old", class: 9)

@@ -9,6 +9,9 @@ struct Model {
     /// Position in `columns` of the property named `id`.
     var primaryKey: Int?
     var relations: [ModelRelation]
+    /// The arguments of Swift's synthesized memberwise initializer, in its order, as positions in
+    /// `columns` followed by `relations`; `nil` when the struct has none the generated file can call.
+    var memberwiseOrder: [Int]?
     /// The `#if` condition the model exists under, or `nil`.
     var condition: String?
     /// The path of the file that declares the struct (as `SourceFile.path`) and its 1-based line.

@@ -258,9 +258,35 @@ struct ModelAnalyzer {
         result.models.append(Model(
             qualifiedName: name, accessPrefix: access, tableName: tableName, columns: columns,
             primaryKey: primaryKey, relations: relations,
+            memberwiseOrder: Self.memberwiseOrder(declaration, filled: columns.map(\.property) + relations.map(\.property)),
             condition: Self.joinConditions(declaration.condition,
                                            conformance.declaration.kind == .extension ? conformance.declaration.condition : nil),
             declaredIn: (located.file.path, located.file.location(of: declaration.offset).line)))
+    }
+
+    /// The positions in `filled` in the order of the struct's synthesized memberwise initializer, or
+    /// `nil` when Swift synthesizes none that the generated file can call with just them: the body
+    /// declares an initializer (or a macro might), a stored property is private, lazy, wrapped,
+    /// conditional or a tuple, a macro may add members, or a property left out has no default.
+    private static func memberwiseOrder(_ declaration: TypeDeclaration, filled: [String]) -> [Int]? {
+        func isCustom(_ attribute: String) -> Bool { attribute.first?.isUppercase == true }
+        if declaration.mayDeclareInitializer || declaration.attributes.contains(where: isCustom) { return nil }
+        let position = Dictionary(filled.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
+        var order: [Int] = []
+        // A `let` with a value is no parameter of the memberwise initializer, whatever its access.
+        for property in declaration.properties where !property.isStatic && !property.isComputed && !(property.isLet && property.hasInitializer) {
+            let hidden = property.modifiers.contains { $0.hasPrefix("private") || $0.hasPrefix("fileprivate") }
+            if hidden || property.isLazy || property.isConditional || property.isTuplePattern
+                || property.attributes.contains(where: isCustom) {
+                return nil
+            }
+            if let filledAt = position[property.name] {
+                order.append(filledAt)
+            } else if !property.hasInitializer && (property.isLet || property.type.map(isOptionalText) != true) {
+                return nil
+            }
+        }
+        return order.count == filled.count ? order : nil
     }
 
     private static func joinConditions(_ first: String?, _ second: String?) -> String? {

@@ -115,11 +115,20 @@ struct ModelEmitter {
             }
             writer.line()
             writer.block("\(access)init<Row: CRUDRowReader>(crudRow row: Row) throws {") { writer in
-                for (index, column) in model.columns.enumerated() {
-                    writer.line("self.\(SwiftKeywords.escaped(column.property)) = try row.read(\(index))")
-                }
-                for (index, relation) in model.relations.enumerated() {
-                    writer.line("self.\(SwiftKeywords.escaped(relation.property)) = try row.relation(\(index))")
+                let reads = model.columns.enumerated().map { (property: $0.element.property, value: "try row.read(\($0.offset))") }
+                    + model.relations.enumerated().map { (property: $0.element.property, value: "try row.relation(\($0.offset))") }
+                if let order = model.memberwiseOrder {
+                    // Swift's memberwise initializer builds the model in place, where assigning the
+                    // properties one by one costs a copy of the whole model for every row.
+                    writer.line("self.init(")
+                    for (position, read) in order.map({ reads[$0] }).enumerated() {
+                        writer.line("    \(SwiftKeywords.escaped(read.property)): \(read.value)" + (position < order.count - 1 ? "," : ""))
+                    }
+                    writer.line(")")
+                } else {
+                    for read in reads {
+                        writer.line("self.\(SwiftKeywords.escaped(read.property)) = \(read.value)")
+                    }
                 }
             }
             writer.line()

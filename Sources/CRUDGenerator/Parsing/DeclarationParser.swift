@@ -40,6 +40,7 @@ struct DeclarationParser {
     /// What a scope holds; a type declaration's members are filled from it.
     private struct Members {
         var properties: [PropertyDeclaration] = []
+        var mayDeclareInitializer = false
         var enumCases: [EnumCaseDeclaration] = []
         var nestedTypes: [TypeDeclaration] = []
         var typealiases: [TypealiasDeclaration] = []
@@ -139,6 +140,9 @@ struct DeclarationParser {
         "consuming", "borrowing", "__consuming", "sending",
     ]
 
+    /// The `#` words that are no macro (a macro in a type's body may add members).
+    private static let compilerDirectives: Set<String> = ["#if", "#elseif", "#else", "#endif", "#sourceLocation", "#warning", "#error"]
+
     private static let skippedDeclarations: Set<String> = [
         "func", "init", "deinit", "subscript", "operator", "precedencegroup", "associatedtype", "macro",
     ]
@@ -171,6 +175,7 @@ struct DeclarationParser {
                     attributes.append((name(attribute), file.text(tokens[start].start ..< tokens[index - 1].end)))
                 }
             case .pound:
+                if !Self.compilerDirectives.contains(text(token)) { members.mayDeclareInitializer = true }
                 readDirective(token, frames: &frames)
             case .identifier:
                 let word = text(token)
@@ -183,7 +188,8 @@ struct DeclarationParser {
                     let spelled = readModifierArgument(after: token)
                     modifiers.append(word + spelled)
                 } else if let kind = TypeDeclaration.Kind(rawValue: word) {
-                    if let declaration = parseType(kind, scope: scope, condition: condition(), modifiers: modifiers) {
+                    if let declaration = parseType(kind, scope: scope, condition: condition(), modifiers: modifiers,
+                                                   attributes: attributes.map(\.name)) {
                         members.nestedTypes.append(declaration)
                     }
                     modifiers = []
@@ -202,6 +208,7 @@ struct DeclarationParser {
                     modifiers = []
                     attributes = []
                 } else if Self.skippedDeclarations.contains(word) {
+                    if word == "init" { members.mayDeclareInitializer = true }
                     skipDeclaration()
                     modifiers = []
                     attributes = []
@@ -279,7 +286,8 @@ struct DeclarationParser {
 
     // MARK: - Types
 
-    private mutating func parseType(_ kind: TypeDeclaration.Kind, scope: Scope, condition: [String], modifiers: [String]) -> TypeDeclaration? {
+    private mutating func parseType(_ kind: TypeDeclaration.Kind, scope: Scope, condition: [String], modifiers: [String],
+                                    attributes: [String]) -> TypeDeclaration? {
         let keyword = tokens[index]
         index += 1
         guard let nameToken = current, nameToken.kind == .identifier else { return nil }
@@ -308,7 +316,7 @@ struct DeclarationParser {
         }
         var declaration = TypeDeclaration(
             kind: kind, name: typeName, enclosing: scope.enclosing, offset: keyword.start, nameOffset: nameToken.start,
-            inheritance: inheritance, isGeneric: isGeneric, modifiers: modifiers,
+            inheritance: inheritance, isGeneric: isGeneric, modifiers: modifiers, attributes: attributes,
             condition: condition.isEmpty ? nil : condition.joined(separator: " && "))
         guard let open = current, isPunctuation(open, Ascii.openBrace) else { return declaration }
         guard scope.enclosing.count < Self.maximumTypeNesting else {
@@ -320,6 +328,7 @@ struct DeclarationParser {
             enclosing: scope.enclosing + typeName.split(separator: ".").map(String.init),
             condition: condition, isBody: true, isEnum: kind == .enum))
         declaration.properties = members.properties
+        declaration.mayDeclareInitializer = members.mayDeclareInitializer
         declaration.enumCases = members.enumCases
         declaration.nestedTypes = members.nestedTypes
         declaration.typealiases = members.typealiases

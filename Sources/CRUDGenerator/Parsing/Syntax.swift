@@ -31,9 +31,14 @@ struct TypeDeclaration {
     var isGeneric: Bool
     /// Modifiers before the keyword (`public`, `final`, …).
     var modifiers: [String]
+    /// Attribute names before the keyword, without `@` (`available`, `MainActor`).
+    var attributes: [String] = []
     /// The `#if` conditions the declaration sits under, joined with `&&`; `nil` when unconditional.
     var condition: String?
     var properties: [PropertyDeclaration] = []
+    /// Whether the body declares an initializer, or expands a macro that might: either way Swift
+    /// synthesizes no memberwise initializer.
+    var mayDeclareInitializer = false
     var enumCases: [EnumCaseDeclaration] = []
     var nestedTypes: [TypeDeclaration] = []
     var typealiases: [TypealiasDeclaration] = []
