@@ -269,15 +269,14 @@ struct ModelAnalyzer {
     /// declares an initializer (or a macro might), a stored property is private, lazy, wrapped,
     /// conditional or a tuple, a macro may add members, or a property left out has no default.
     private static func memberwiseOrder(_ declaration: TypeDeclaration, filled: [String]) -> [Int]? {
-        func isCustom(_ attribute: String) -> Bool { attribute.first?.isUppercase == true }
-        if declaration.mayDeclareInitializer || declaration.attributes.contains(where: isCustom) { return nil }
+        if declaration.mayDeclareInitializer || declaration.attributes.contains(where: isCustomAttribute) { return nil }
         let position = Dictionary(filled.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
         var order: [Int] = []
         // A `let` with a value is no parameter of the memberwise initializer, whatever its access.
         for property in declaration.properties where !property.isStatic && !property.isComputed && !(property.isLet && property.hasInitializer) {
             let hidden = property.modifiers.contains { $0.hasPrefix("private") || $0.hasPrefix("fileprivate") }
             if hidden || property.isLazy || property.isConditional || property.isTuplePattern
-                || property.attributes.contains(where: isCustom) {
+                || property.attributes.contains(where: isCustomAttribute) {
                 return nil
             }
             if let filledAt = position[property.name] {
@@ -287,6 +286,11 @@ struct ModelAnalyzer {
             }
         }
         return order.count == filled.count ? order : nil
+    }
+
+    /// A property wrapper, global actor or attached macro: Swift's own attributes are lowercase.
+    private static func isCustomAttribute(_ name: String) -> Bool {
+        name.first?.isUppercase == true
     }
 
     private static func joinConditions(_ first: String?, _ second: String?) -> String? {
@@ -333,7 +337,7 @@ struct ModelAnalyzer {
     }
 
     private func accessProblem(_ property: PropertyDeclaration) -> String? {
-        if let custom = property.attributes.first(where: { $0.first?.isUppercase == true }) {
+        if let custom = property.attributes.first(where: Self.isCustomAttribute) {
             return "column '\(property.name)' has the custom attribute @\(custom) (a property wrapper or global actor); its storage is private "
                 + "to the declaring file, so the generated row reader cannot set it: store the plain value and apply @\(custom)'s logic "
                 + "in a computed property"
