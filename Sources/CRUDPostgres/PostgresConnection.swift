@@ -33,8 +33,9 @@ public final class PostgresConnection: CRUDConnection {
             : "PostgreSQL database \"\(parameters["dbname"] ?? "(default)")\" at \(parameters["host"] ?? "(default host)"):\(parameters["port"] ?? "(default port)")"
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = String(cString: PQerrorMessage(connection)).trimmingCharacters(in: .whitespacesAndNewlines)
+            let failure = Self.connectFailure(connection)
             PQfinish(connection)
-            throw CRUDSQLExeError("cannot connect to \(described): \(message)", code: nil, databaseMessage: message)
+            throw CRUDSQLExeError("cannot connect to \(described): \(message)", code: failure.code, databaseMessage: message, kind: failure.kind)
         }
         handle = connection
         target = "database \"\(String(cString: PQdb(connection)))\" at \(String(cString: PQhost(connection))):\(String(cString: PQport(connection)))"
@@ -44,6 +45,15 @@ public final class PostgresConnection: CRUDConnection {
 
     deinit {
         PQfinish(handle)
+    }
+
+    /// What a failed connection attempt was. libpq keeps no SQLSTATE for it, so it is told by how far
+    /// the attempt got: one that never reached a login (refused, unreachable, the server starting up
+    /// or shutting down) is an outage, `.connectionLost` with 08001, which retries look for; one
+    /// that needed or sent a password was refused by a server that runs, and keeps `.other`.
+    private static func connectFailure(_ connection: OpaquePointer) -> (kind: CRUDSQLExeError.Kind, code: String?) {
+        if PQconnectionNeedsPassword(connection) != 0 || PQconnectionUsedPassword(connection) != 0 { return (.other, "28000") }
+        return (.connectionLost, "08001")
     }
 
     /// A connection URL with its password hidden.
