@@ -64,6 +64,14 @@ final class MySQLBindings {
         isSet.firstIndex(of: false)
     }
 
+    /// About how many bytes the bound values take in an execute packet: their lengths, and for
+    /// each a length prefix and its type.
+    var packetBytes: Int {
+        var total = 64
+        for index in 0 ..< count { total += Int(binds[index].buffer_length) + 11 }
+        return total
+    }
+
     func clearParameters() {
         for index in 0 ..< count { isSet[index] = false }
     }

@@ -26,6 +26,9 @@ public final class MySQLConnection: CRUDConnection {
     private var lastInsert: (id: UInt64?, rows: Int) = (0, 0)
     /// What the connection points at, for messages: `database "x" at host:port`.
     public let target: String
+    /// The largest packet the server takes (`max_allowed_packet`), read at each connect: a
+    /// session's value never changes.
+    private(set) var maxAllowedPacket = Int.max
 
     static let sessionSetup = [
         "SET SESSION sql_mode = 'ANSI_QUOTES,STRICT_ALL_TABLES,NO_BACKSLASH_ESCAPES,NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION'",
@@ -56,11 +59,14 @@ public final class MySQLConnection: CRUDConnection {
                                  UInt32(options.port ?? 0), options.socket, flags) != nil else {
             let number = mysql_errno(handle)
             let message = String(cString: mysql_error(handle))
+            // A server that is down, restarting or unreachable is an outage (`.connectionLost`, which
+            // retries look for); a refused login or a missing database keeps its own kind.
             throw CRUDSQLExeError("cannot connect to MySQL \(options): \(message) (error \(number))",
-                                  code: String(number), databaseMessage: message, kind: .other)
+                                  code: String(number), databaseMessage: message, kind: MySQLFailure(number: number, message: message, sql: nil).kind)
         }
         lost = false
         for setting in Self.sessionSetup { try execute(setting) }
+        maxAllowedPacket = try integer("SELECT @@max_allowed_packet")
         dialect = MySQLDialect(isMariaDB: String(cString: mysql_get_server_info(handle)).contains("MariaDB"),
                                version: Int(mysql_get_server_version(handle)))
     }
@@ -78,7 +84,22 @@ public final class MySQLConnection: CRUDConnection {
         error(number: mysql_errno(handle), state: String(cString: mysql_sqlstate(handle)), message: String(cString: mysql_error(handle)), sql: sql)
     }
 
+    /// A statement whose values the server would not take in one packet: refused before it is sent,
+    /// so the connection stays usable.
+    func packetTooLarge(bytes: Int, sql: String) -> CRUDSQLExeError {
+        CRUDSQLExeError("MySQL \(target): the statement (with its values) takes about \(bytes) bytes, more than the server's max_allowed_packet "
+            + "of \(maxAllowedPacket) bytes, so it was not sent; store smaller values or raise max_allowed_packet on the server "
+            + "(SET GLOBAL max_allowed_packet = …, for connections made afterwards)", sql: sql, code: String(ER_NET_PACKET_TOO_LARGE))
+    }
+
     private func error(number: UInt32, state: String, message: String, sql: String?) -> CRUDSQLExeError {
+        if number == UInt32(ER_NET_PACKET_TOO_LARGE) || number == UInt32(CR_NET_PACKET_TOO_LARGE) {
+            // The server closes the connection after it: the next call must reconnect, not fail too.
+            lost = true
+            return CRUDSQLExeError("MySQL \(target): a packet was larger than max_allowed_packet (\(maxAllowedPacket) bytes on the server): "
+                + "\(message) (error \(number)); store smaller values or raise max_allowed_packet; the next call reconnects",
+                sql: sql, code: String(number), databaseMessage: message)
+        }
         let failure = MySQLFailure(number: number, message: message, sql: sql)
         if failure.kind == .connectionLost {
             lost = true
@@ -150,6 +171,7 @@ public final class MySQLConnection: CRUDConnection {
     public func execute(_ sql: String) throws {
         try ensureConnected()
         let utf8 = Array(sql.utf8)
+        if utf8.count + 64 > maxAllowedPacket { throw packetTooLarge(bytes: utf8.count + 64, sql: sql) }
         guard mysql_real_query(handle, utf8, UInt(utf8.count)) == 0 else { throw connectionError(sql: sql) }
         while true {
             if let result = mysql_store_result(handle) {
@@ -161,6 +183,19 @@ public final class MySQLConnection: CRUDConnection {
             if next > 0 { throw connectionError(sql: sql) }
             if next < 0 { return }
         }
+    }
+
+    /// The one integer a text-protocol query returns.
+    private func integer(_ sql: String) throws -> Int {
+        let utf8 = Array(sql.utf8)
+        guard mysql_real_query(handle, utf8, UInt(utf8.count)) == 0, let result = mysql_store_result(handle) else {
+            throw connectionError(sql: sql)
+        }
+        defer { mysql_free_result(result) }
+        guard let row = mysql_fetch_row(result), let field = row[0], let value = Int(String(cString: field)) else {
+            throw CRUDSQLExeError("MySQL \(target): \(sql) returned no number", sql: sql)
+        }
+        return value
     }
 
     /// The `AUTO_INCREMENT` value of the last row of this connection's last insert, `nil` when it

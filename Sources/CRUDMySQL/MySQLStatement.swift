@@ -31,6 +31,10 @@ public final class MySQLStatement: CRUDStatement {
         }
         self.handle = handle
         let utf8 = Array(sql.utf8)
+        if utf8.count + 64 > connection.maxAllowedPacket {
+            mysql_stmt_close(handle)
+            throw connection.packetTooLarge(bytes: utf8.count + 64, sql: sql)
+        }
         guard mysql_stmt_prepare(handle, utf8, UInt(utf8.count)) == 0 else {
             let error = connection.error(statement: handle, sql: sql)
             mysql_stmt_close(handle)
@@ -101,6 +105,9 @@ public final class MySQLStatement: CRUDStatement {
                 throw CRUDEncoderError("parameter \(unset + 1) of a MySQL statement has no value bound (\(sql))")
             }
             guard mysql_stmt_bind_param(handle, parameters.binds) == 0 else { throw connection.error(statement: handle, sql: sql) }
+            // Sent anyway, the server would drop the connection with nothing said of the size.
+            let bytes = parameters.packetBytes
+            if bytes > connection.maxAllowedPacket { throw connection.packetTooLarge(bytes: bytes, sql: sql) }
         }
         // A deadlock rolls back the transaction; outside one that is this statement alone, which
         // InnoDB asks to run again (its gap locks make concurrent writes of other rows deadlock).
