@@ -17,6 +17,9 @@ public struct MySQLDialect: CRUDDialect {
 
     public var name: String { isMariaDB ? "MariaDB" : "MySQL" }
 
+    /// MySQL refuses names over 64 characters; counted in bytes here, which is never more.
+    public var maxIdentifierBytes: Int? { 64 }
+
     /// MariaDB has `DELETE … RETURNING`, and `INSERT … RETURNING` from 10.5 on; MySQL has neither, and
     /// neither has `UPDATE … RETURNING`.
     public func canReturn(from kind: CRUDChangeKind) -> Bool {

@@ -12,6 +12,9 @@ public struct PostgresDialect: CRUDDialect {
 
     public var name: String { "PostgreSQL" }
 
+    /// `NAMEDATALEN` - 1: PostgreSQL cuts longer names to this many bytes.
+    public var maxIdentifierBytes: Int? { 63 }
+
     public func columnType(_ type: CRUDColumnType) -> String {
         switch type {
         case let .integer(bits, signed):

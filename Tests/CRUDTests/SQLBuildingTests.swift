@@ -164,4 +164,19 @@ struct SQLBuildingTests {
         #expect(executions[3].sql.contains(#"t0."height" IS NULL"#))
         #expect(executions[6].sql.contains("IN ($1, $2, $3)"))
     }
+
+    @Test("a made-up identifier over the database's limit is cut to fit with a hash of the whole: distinct, stable, short names kept")
+    func identifierLimit() {
+        let table = String(repeating: "long_table_", count: 6)
+        let alpha = SQLBuilder.identifier("index_\(table)_alpha", fitting: 63)
+        let beta = SQLBuilder.identifier("index_\(table)_beta", fitting: 63)
+        #expect(alpha.utf8.count == 63 && beta.utf8.count == 63)
+        #expect(alpha != beta, "PostgreSQL would cut both to the same 63 bytes")
+        #expect(alpha == SQLBuilder.identifier("index_\(table)_alpha", fitting: 63), "the same name gives the same identifier in every run")
+        #expect(alpha.hasPrefix("index_long_table_long_table_"))
+        #expect(SQLBuilder.identifier("index_Person_name", fitting: 63) == "index_Person_name")
+        #expect(SQLBuilder.identifier("index_\(table)_alpha", fitting: nil) == "index_\(table)_alpha")
+        let accented = SQLBuilder.identifier(String(repeating: "é", count: 40), fitting: 64)
+        #expect(accented.utf8.count <= 64 && accented.hasPrefix("éé"), "cut between characters, never inside one: \(accented)")
+    }
 }

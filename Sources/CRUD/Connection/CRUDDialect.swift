@@ -88,6 +88,11 @@ public protocol CRUDDialect: Sendable {
     /// runs on its own, in order; elsewhere all of a table's actions run as one statement, which
     /// the database applies whole or not at all.
     func alterColumn(_ column: CRUDColumnSchema, renamedFrom old: String?, typeChanged: Bool, nullabilityChanged: Bool) -> [String]
+
+    /// The longest identifier the database keeps, in UTF-8 bytes, or `nil` for no limit that
+    /// matters: names CRUD makes up (an index's) are shortened to fit, with a hash that keeps them
+    /// distinct, where the database would cut them itself and make two the same. The default is `nil`.
+    var maxIdentifierBytes: Int? { get }
 }
 
 extension CRUDDialect {
@@ -126,6 +131,8 @@ extension CRUDDialect {
     }
 
     public var alterTableRebuilds: Bool { true }
+
+    public var maxIdentifierBytes: Int? { nil }
 
     public var transactionalDDL: Bool { true }
 

@@ -341,8 +341,26 @@ struct SQLBuilder {
 
     func createIndex(on schema: CRUDTableSchema, columns: [Int], unique: Bool) -> String {
         let names = columns.map { schema.columns[$0].name }
-        let indexName = "index_" + schema.name + "_" + names.joined(separator: "_")
+        let indexName = Self.identifier("index_" + schema.name + "_" + names.joined(separator: "_"), fitting: dialect.maxIdentifierBytes)
         let list = columns.map { dialect.indexColumn(quote(schema.columns[$0].name), type: schema.columns[$0].type, unique: unique) }
         return "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(quote(indexName)) ON \(quote(schema.name)) (\(list.joined(separator: ", ")))"
+    }
+
+    /// `name`, or where it is longer than `limit` bytes, its longest prefix that leaves room for `_`
+    /// and 16 hex digits of a hash of the whole name: names that share a long prefix stay distinct,
+    /// and the same name always gives the same identifier.
+    static func identifier(_ name: String, fitting limit: Int?) -> String {
+        guard let limit, name.utf8.count > limit else { return name }
+        // FNV-1a over the UTF-8 bytes: stable across runs and platforms, unlike `Hasher`.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let hex = String(hash, radix: 16)
+        let suffix = "_" + String(repeating: "0", count: 16 - hex.count) + hex
+        var prefix = ""
+        for character in name {
+            guard prefix.utf8.count + character.utf8.count + suffix.utf8.count <= limit else { break }
+            prefix.append(character)
+        }
+        return prefix + suffix
     }
 }
