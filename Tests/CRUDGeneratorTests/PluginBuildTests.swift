@@ -73,7 +73,15 @@ struct PluginBuildTests {
         }
     }
 
-    static func swiftBuild(_ package: URL = fixture) throws -> ProcessResult {
+    /// Builds `package` with `swift build`, waiting on a thread of its own: a build takes a minute,
+    /// and Swift's cooperative pool, which runs the tests, has a thread per core.
+    static func swiftBuild(_ package: URL = fixture) async throws -> ProcessResult {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try swiftBuildBlocking(package) }) }.start()
+        }
+    }
+
+    private static func swiftBuildBlocking(_ package: URL) throws -> ProcessResult {
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "XCTestConfigurationFilePath")
         // Without the cached build plan: it would miss a source file added to CRUD since the last run.
@@ -96,13 +104,13 @@ struct PluginBuildTests {
     }
 
     @Test("build, rebuild without changes, edit a model, break a model", .timeLimit(.minutes(15)))
-    func pluginBuild() throws {
+    func pluginBuild() async throws {
         try Self.linkPackage()
         try Self.write(try Self.readmeManifest(), to: Self.fixture.appending(path: "Package.swift"))
         try Self.write(Self.main, to: Self.fixture.appending(path: "Sources/App/main.swift"))
         try Self.write(Self.goodModels, to: Self.models)
 
-        let first = try Self.swiftBuild()
+        let first = try await Self.swiftBuild()
         #expect(first.status == 0, "\(first.output)")
         let generated = try Self.generatedFile()
         #expect(try String(contentsOf: generated, encoding: .utf8).contains("static let name = CRUDColumn<Rider, String>(1, \"name\")"))
@@ -115,18 +123,18 @@ struct PluginBuildTests {
         #expect((try? String(contentsOf: log, encoding: .utf8))?.hasSuffix("[query] SELECT COUNT(*) FROM (SELECT 1 FROM \"Rider\" AS t0) AS crud_count\n") == true,
                 "the query log is flushed when the app exits")
 
-        let second = try Self.swiftBuild()
+        let second = try await Self.swiftBuild()
         #expect(second.status == 0, "\(second.output)")
         #expect(try Self.modificationDate(generated) == built, "an unchanged build must not rewrite the generated file")
         #expect(!second.output.contains("Compiling App"), "an unchanged build must recompile nothing:\n\(second.output)")
 
         try Self.write(Self.goodModels.replacingOccurrences(of: "var name: String", with: "var name: String\n    var wheels: Int?"), to: Self.models)
-        let third = try Self.swiftBuild()
+        let third = try await Self.swiftBuild()
         #expect(third.status == 0, "\(third.output)")
         #expect(try String(contentsOf: generated, encoding: .utf8).contains("static let wheels = CRUDColumn<Rider, Int?>(2, \"wheels\")"))
 
         try Self.write(Self.goodModels + "\nfinal class Garage: CRUDModel {\n    let id: Int\n}\n", to: Self.models)
-        let broken = try Self.swiftBuild()
+        let broken = try await Self.swiftBuild()
         #expect(broken.status != 0)
         #expect(broken.output.contains("\(Self.models.path):8:7: error: 'Garage' is a class; CRUDModel works on structs"), "\(broken.output)")
 
@@ -134,7 +142,7 @@ struct PluginBuildTests {
     }
 
     @Test("the plugin applied to a C target is a build error that says where it belongs", .timeLimit(.minutes(10)))
-    func nonSwiftTarget() throws {
+    func nonSwiftTarget() async throws {
         try Self.linkPackage()
         let package = Self.fixture.deletingLastPathComponent().appending(path: "crud-plugin-c-fixture")
         try Self.write("""
@@ -150,7 +158,7 @@ struct PluginBuildTests {
             """, to: package.appending(path: "Package.swift"))
         try Self.write("int clib_answer(void);\n", to: package.appending(path: "Sources/CLib/include/clib.h"))
         try Self.write("#include \"clib.h\"\nint clib_answer(void) { return 42; }\n", to: package.appending(path: "Sources/CLib/clib.c"))
-        let build = try Self.swiftBuild(package)
+        let build = try await Self.swiftBuild(package)
         #expect(build.status != 0)
         #expect(build.output.contains("\"CLib\" is not a Swift source target; apply the plugin to the Swift target whose structs are marked CRUDModel"),
                 "\(build.output)")

@@ -31,7 +31,7 @@ enum Paths {
     }
 }
 
-struct ProcessResult {
+struct ProcessResult: Sendable {
     var status: Int32
     var output: String
     var error: String

@@ -206,4 +206,20 @@ struct MySQLTests {
         try db.table(Defaults.self).insert(Defaults(id: nil, name: "ignored"), ignoreKeys: \.id, \.name)
         #expect(try db.table(Defaults.self).select().map(\.name) == [nil])
     }
+
+    @Test("a value over max_allowed_packet is refused before it is sent, naming the limit; the next call works", .timeLimit(.minutes(1)))
+    func oversizedValue() throws {
+        let db = try Self.database()
+        try db.create(Payload.self)
+        let limit = try #require(try db.sql("SELECT @@max_allowed_packet AS n", SingleNumber.self).first?.n)
+        let error = #expect(throws: CRUDSQLExeError.self) {
+            try db.table(Payload.self).insert(Payload(id: 1, bytes: [UInt8](repeating: 7, count: limit + 1)))
+        }
+        #expect(error?.msg.contains("max_allowed_packet of \(limit) bytes") == true, "\(String(describing: error))")
+        #expect(error?.kind != .connectionLost)
+        try db.table(Payload.self).insert(Payload(id: 2, bytes: [1, 2, 3]))
+        let literal = #expect(throws: CRUDSQLExeError.self) { try db.sql("SELECT '" + String(repeating: "a", count: limit) + "'") }
+        #expect(literal?.msg.contains("max_allowed_packet") == true, "\(String(describing: literal))")
+        #expect(try db.table(Payload.self).select().map(\.bytes) == [[1, 2, 3]], "the connection stayed usable")
+    }
 }

@@ -116,70 +116,74 @@ struct PostgresTests {
     }
 
     @Test("a restarted server: the next call fails clearly, the one after works again", .timeLimit(.minutes(3)))
-    func reconnect() throws {
-        _ = try Self.server()
-        // A cluster of its own, so restarting it disturbs no other test.
-        let cluster = try PostgresCluster.start()
-        defer { cluster.stop() }
-        let db = try cluster.database()
-        try db.create(Course.self)
-        try db.table(Course.self).insert(Course(id: 1, title: "before"))
-        try cluster.control("restart")
-        var visited = 0
-        let error = #expect(throws: CRUDSQLExeError.self, "a plain for-in over the first query after a restart throws, never stops the program") {
-            for _ in try db.table(Course.self).select() { visited += 1 }
+    func reconnect() async throws {
+        try await offCooperativePool {
+            _ = try Self.server()
+            // A cluster of its own, so restarting it disturbs no other test.
+            let cluster = try PostgresCluster.start()
+            defer { cluster.stop() }
+            let db = try cluster.database()
+            try db.create(Course.self)
+            try db.table(Course.self).insert(Course(id: 1, title: "before"))
+            try cluster.control("restart")
+            var visited = 0
+            let error = #expect(throws: CRUDSQLExeError.self, "a plain for-in over the first query after a restart throws, never stops the program") {
+                for _ in try db.table(Course.self).select() { visited += 1 }
+            }
+            #expect(visited == 0)
+            #expect(error?.msg.contains("lost the connection to PostgreSQL") == true)
+            #expect(try db.table(Course.self).count() == 1)
+            try db.table(Course.self).insert(Course(id: 2, title: "after"))
+            #expect(try db.table(Course.self).order(by: \.id).select().map(\.title) == ["before", "after"])
         }
-        #expect(visited == 0)
-        #expect(error?.msg.contains("lost the connection to PostgreSQL") == true)
-        #expect(try db.table(Course.self).count() == 1)
-        try db.table(Course.self).insert(Course(id: 2, title: "after"))
-        #expect(try db.table(Course.self).order(by: \.id).select().map(\.title) == ["before", "after"])
     }
 
     @Test("a connection lost inside a transaction whose body catches: every later call in it throws, the transaction throws, nothing is committed",
           .timeLimit(.minutes(3)))
-    func lostInsideTransaction() throws {
-        _ = try Self.server()
-        let cluster = try PostgresCluster.start()
-        defer { cluster.stop() }
-        let db = try cluster.database()
-        try db.create(Course.self)
-        try db.table(Course.self).insert(Course(id: 100, title: "before"))
+    func lostInsideTransaction() async throws {
+        try await offCooperativePool {
+            _ = try Self.server()
+            let cluster = try PostgresCluster.start()
+            defer { cluster.stop() }
+            let db = try cluster.database()
+            try db.create(Course.self)
+            try db.table(Course.self).insert(Course(id: 100, title: "before"))
 
-        var caught: [String] = []
-        var thrown: CRUDSQLExeError?
-        do {
-            try db.transaction {
-                try db.table(Course.self).insert([Course(id: 1, title: "a"), Course(id: 2, title: "b")])
-                try cluster.control("restart")
-                for id in 3 ... 4 {
+            var caught: [String] = []
+            var thrown: CRUDSQLExeError?
+            do {
+                try db.transaction {
+                    try db.table(Course.self).insert([Course(id: 1, title: "a"), Course(id: 2, title: "b")])
+                    try cluster.control("restart")
+                    for id in 3 ... 4 {
+                        do {
+                            try db.table(Course.self).insert(Course(id: id, title: "after the drop"))
+                        } catch let error as CRUDSQLExeError {
+                            caught.append(error.msg)
+                        }
+                    }
                     do {
-                        try db.table(Course.self).insert(Course(id: id, title: "after the drop"))
+                        try db.transaction { try db.table(Course.self).insert(Course(id: 5, title: "nested")) }
+                    } catch let error as CRUDSQLExeError {
+                        caught.append(error.msg)
+                    }
+                    do {
+                        caught.append("count returned \(try db.table(Course.self).count())")
                     } catch let error as CRUDSQLExeError {
                         caught.append(error.msg)
                     }
                 }
-                do {
-                    try db.transaction { try db.table(Course.self).insert(Course(id: 5, title: "nested")) }
-                } catch let error as CRUDSQLExeError {
-                    caught.append(error.msg)
-                }
-                do {
-                    caught.append("count returned \(try db.table(Course.self).count())")
-                } catch let error as CRUDSQLExeError {
-                    caught.append(error.msg)
-                }
+            } catch let error as CRUDSQLExeError {
+                thrown = error
             }
-        } catch let error as CRUDSQLExeError {
-            thrown = error
+            #expect(caught.count == 4 && !caught.contains { $0.hasPrefix("count returned") }, "each call after the drop threw: \(caught)")
+            #expect(caught.first?.contains("lost the connection to PostgreSQL") == true)
+            #expect(caught.dropFirst().allSatisfy { $0.contains("the transaction is no longer open") || $0.contains("inside a transaction") }, "\(caught)")
+            #expect(thrown?.msg.contains("no longer open") == true || thrown?.msg.contains("inside a transaction") == true, "\(String(describing: thrown))")
+            #expect(try db.table(Course.self).order(by: \.id).select().map(\.id) == [100], "nothing of the transaction is stored, before or after the drop")
+            try db.transaction { try db.table(Course.self).insert(Course(id: 6, title: "next")) }
+            #expect(try db.table(Course.self).order(by: \.id).select().map(\.id) == [6, 100], "the next transaction runs on a new connection")
         }
-        #expect(caught.count == 4 && !caught.contains { $0.hasPrefix("count returned") }, "each call after the drop threw: \(caught)")
-        #expect(caught.first?.contains("lost the connection to PostgreSQL") == true)
-        #expect(caught.dropFirst().allSatisfy { $0.contains("the transaction is no longer open") || $0.contains("inside a transaction") }, "\(caught)")
-        #expect(thrown?.msg.contains("no longer open") == true || thrown?.msg.contains("inside a transaction") == true, "\(String(describing: thrown))")
-        #expect(try db.table(Course.self).order(by: \.id).select().map(\.id) == [100], "nothing of the transaction is stored, before or after the drop")
-        try db.transaction { try db.table(Course.self).insert(Course(id: 6, title: "next")) }
-        #expect(try db.table(Course.self).order(by: \.id).select().map(\.id) == [6, 100], "the next transaction runs on a new connection")
     }
 
     @Test("a failed statement whose error the body catches aborts the transaction: it throws, nothing is committed")
@@ -224,8 +228,13 @@ struct PostgresTests {
         #expect(error?.msg.contains("timed out after") == true && error?.msg.contains("all 2 of the pool are in use") == true, "\(String(describing: error))")
         // Bounded, not timed: under a loaded machine the wake-up itself can take seconds.
         #expect(waited >= .milliseconds(250) && waited < .seconds(30), "\(waited)")
-        let blocking = #expect(throws: CRUDSQLExeError.self) { try db.withConnection { _ in } }
-        #expect(blocking?.msg.contains("timed out after") == true)
+        // The cursors were opened in this task, which may hold them across its awaits: a synchronous
+        // call here must not wait for them (it would block a thread the task needs), and says so.
+        let refused = #expect(throws: CRUDSQLExeError.self) { try db.withConnection { _ in } }
+        #expect(refused?.msg.contains("use the async form") == true && refused?.kind == .busyOrLocked, "\(String(describing: refused))")
+        // Outside any task, a synchronous call waits, then times out.
+        let blocking = await #expect(throws: CRUDSQLExeError.self) { try await onThread { try db.withConnection { _ in } } }
+        #expect(blocking?.msg.contains("timed out after") == true && blocking?.kind == .busyOrLocked)
         while try first.next() != nil {}
         #expect(try await db.table(Course.self).count() == 3, "the connection the finished cursor gave back serves the next call")
         _ = second

@@ -92,29 +92,31 @@ struct SQLiteTests {
     }
 
     @Test("a WAL database in a directory this process may not write can be read, and writing gives a clear error")
-    func readOnlyDirectory() throws {
-        let directory = Backend.directory.appending(path: "read-only-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let path = directory.appending(path: "ledger.sqlite").path
-        do {
-            let db = try Self.open(path)
-            try db.sql("CREATE TABLE \"Ledger\" (\"id\" INTEGER PRIMARY KEY, \"transaction\" INTEGER NOT NULL, \"entry\" INTEGER NOT NULL)")
-            try db.sql("INSERT INTO \"Ledger\" VALUES (1, 1, 1), (2, 1, 2), (3, 2, 1)")
-        }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["ledger.sqlite"],
-                "closed cleanly: no -wal or -shm file is left to read from")
-        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: directory.path)
-        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path) }
+    func readOnlyDirectory() async throws {
+        try await offCooperativePool {
+            let directory = Backend.directory.appending(path: "read-only-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let path = directory.appending(path: "ledger.sqlite").path
+            do {
+                let db = try Self.open(path)
+                try db.sql("CREATE TABLE \"Ledger\" (\"id\" INTEGER PRIMARY KEY, \"transaction\" INTEGER NOT NULL, \"entry\" INTEGER NOT NULL)")
+                try db.sql("INSERT INTO \"Ledger\" VALUES (1, 1, 1), (2, 1, 2), (3, 2, 1)")
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["ledger.sqlite"],
+                    "closed cleanly: no -wal or -shm file is left to read from")
+            try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: directory.path)
+            defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path) }
 
-        // Root may write anywhere, so as root the reader runs as an unprivileged user.
-        let probe = try BuiltProgram("crud-test-probe")
-        let (status, output) = getuid() == 0
-            ? try BuiltProgram(URL(fileURLWithPath: "/usr/sbin/runuser")).run(["-u", "nobody", "--", probe.url.path, "read-then-write", path])
-            : try probe.run(["read-then-write", path])
-        #expect(status == 0)
-        #expect(output.contains("rows: 3\n"), "\(output)")
-        #expect(output.contains("error: CRUDSQLExeError: SQLite error 8 (attempt to write a readonly database) in \(path)"), "\(output)")
-        #expect(!output.contains("written"))
+            // Root may write anywhere, so as root the reader runs as an unprivileged user.
+            let probe = try BuiltProgram("crud-test-probe")
+            let (status, output) = getuid() == 0
+                ? try BuiltProgram(URL(fileURLWithPath: "/usr/sbin/runuser")).run(["-u", "nobody", "--", probe.url.path, "read-then-write", path])
+                : try probe.run(["read-then-write", path])
+            #expect(status == 0)
+            #expect(output.contains("rows: 3\n"), "\(output)")
+            #expect(output.contains("error: CRUDSQLExeError: SQLite error 8 (attempt to write a readonly database) in \(path)"), "\(output)")
+            #expect(!output.contains("written"))
+        }
     }
 
     @Test("two Database values on one file write at once: the busy timeout serializes them, nothing is lost")

@@ -4,21 +4,23 @@ import Testing
 @Suite("test resource clean-up")
 struct TestResourceReaperTests {
     @Test("a resource is cleaned up when its owner is killed, and at once when released")
-    func watchdog() throws {
-        let marker = Backend.temporaryFile("reaped")
-        let owner = try Spawn.start(["/bin/sleep", "60"])
-        _ = TestResourceReaper.shared.register(cleanUp: "touch \(shellQuoted(marker))", owner: owner)
-        #expect(!FileManager.default.fileExists(atPath: marker))
-        kill(owner, SIGKILL)
-        var status: Int32 = 0
-        waitpid(owner, &status, 0)
-        let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: marker) && Date() < deadline { usleep(50_000) }
-        #expect(FileManager.default.fileExists(atPath: marker), "the watchdog ran the clean-up after kill -9")
+    func watchdog() async throws {
+        try await offCooperativePool {
+            let marker = Backend.temporaryFile("reaped")
+            let owner = try Spawn.start(["/bin/sleep", "60"])
+            _ = TestResourceReaper.shared.register(cleanUp: "touch \(shellQuoted(marker))", owner: owner)
+            #expect(!FileManager.default.fileExists(atPath: marker))
+            kill(owner, SIGKILL)
+            var status: Int32 = 0
+            waitpid(owner, &status, 0)
+            let deadline = Date().addingTimeInterval(10)
+            while !FileManager.default.fileExists(atPath: marker) && Date() < deadline { usleep(50_000) }
+            #expect(FileManager.default.fileExists(atPath: marker), "the watchdog ran the clean-up after kill -9")
 
-        let released = Backend.temporaryFile("released")
-        let key = TestResourceReaper.shared.register(cleanUp: "touch \(shellQuoted(released))")
-        TestResourceReaper.shared.release(key)
-        #expect(FileManager.default.fileExists(atPath: released))
+            let released = Backend.temporaryFile("released")
+            let key = TestResourceReaper.shared.register(cleanUp: "touch \(shellQuoted(released))")
+            TestResourceReaper.shared.release(key)
+            #expect(FileManager.default.fileExists(atPath: released))
+        }
     }
 }

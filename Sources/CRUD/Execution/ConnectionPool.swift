@@ -38,8 +38,27 @@ enum CRUDAccess: Sendable {
     case read, write
 }
 
+/// How long a lease is held, which decides whether a synchronous caller inside a task may wait for it.
+enum CRUDHold: Sendable {
+    /// Run to its end on one thread or queue without suspending: given back without needing any
+    /// task to run again.
+    case brief
+    /// Held by a task across suspension points (an async transaction, a stream, a cursor opened in
+    /// a task): given back only when that task runs again, on Swift's cooperative pool.
+    case acrossSuspension
+}
+
 /// The connections of one database: leases them to one caller at a time, opens more up to the
 /// layout's limits, replaces broken ones, and bounds how long a caller waits.
+///
+/// Giving a connection back never blocks: it hands the session to the first waiter (or, for a
+/// connection that broke, the right to open a new one, which the waiter uses in its own context),
+/// or keeps it idle. A waiter gets a connection, a timeout error, or (a task) `CancellationError`.
+///
+/// A synchronous caller inside a task never waits for a connection that a task holds across a
+/// suspension point: that task can give it back only when Swift's cooperative pool runs it again,
+/// and with the pool's threads all blocked in such waits, nothing would. It is refused at once
+/// instead (`wouldStall`).
 ///
 /// It is not generic: it handles sessions through their non-generic base, so leasing runs as plain
 /// code, without instantiating generic types at run time on every query.
@@ -48,15 +67,32 @@ enum CRUDAccess: Sendable {
 final class CRUDConnectionPool: @unchecked Sendable {
     typealias Session = CRUDSessionSlot
 
-    private enum Waiter {
-        case thread(NSCondition, Box)
-        case task(CheckedContinuation<Session, any Error>)
+    /// What a waiter is handed when a slot comes free: a session to use, or the slot of a connection
+    /// that broke or failed to open, for the waiter to open a new connection in.
+    enum Handover: Sendable {
+        case session(Session)
+        case open(CRUDConnectionRole)
     }
 
-    /// Where a waiting thread finds the session handed to it. Guarded by the pool's `lock`.
-    private final class Box {
-        var session: Session?
-        var failure: (any Error)?
+    /// A thread blocked in the synchronous `lease`. `handover` is guarded by `condition`.
+    private final class ThreadWaiter {
+        let condition = NSCondition()
+        var handover: Result<Handover, any Error>?
+    }
+
+    private enum Waiter {
+        case thread(ThreadWaiter)
+        /// A task's: called with the handover by whoever hands it over. It must not block.
+        case callback(@Sendable (Result<Handover, any Error>) -> Void)
+    }
+
+    private struct Entry {
+        let id: UInt64
+        let hold: CRUDHold
+        /// A synchronous caller inside a task: refused rather than left waiting for a holder that
+        /// needs a task to run again.
+        let refusesSuspendedHolders: Bool
+        let waiter: Waiter
     }
 
     let layout: CRUDPoolLayout
@@ -70,8 +106,10 @@ final class CRUDConnectionPool: @unchecked Sendable {
     private var writerExists = false
     private var idle: [Session] = []
     private var opened = 0
-    private var writeWaiters: [(id: UInt64, waiter: Waiter)] = []
-    private var readWaiters: [(id: UInt64, waiter: Waiter)] = []
+    /// Waiters by queue: 0 for SQLite's writer, 1 for every other connection.
+    private var waiters: [[Entry]] = [[], []]
+    /// Leases held across suspension points, by queue.
+    private var suspendedHolds = [0, 0]
     private var nextWaiter: UInt64 = 0
     /// The timeouts of waiting tasks, cancelled when they are served.
     private var timers: [UInt64: Task<Void, Never>] = [:]
@@ -116,15 +154,18 @@ final class CRUDConnectionPool: @unchecked Sendable {
 
     // MARK: - Leasing
 
-    /// What to do for a request: a session to use now, a role to open one for, or wait.
-    private enum Grant {
-        case session(Session)
-        case open(CRUDConnectionRole)
-        case wait
+    /// Which waiter queue serves `access`, and which serves a session of `role`.
+    private func queue(_ access: CRUDAccess) -> Int {
+        if access == .write, case .writerAndReaders = layout { return 0 }
+        return 1
     }
 
-    /// Called holding `lock`.
-    private func grant(_ access: CRUDAccess) -> Grant {
+    private static func queue(_ role: CRUDConnectionRole) -> Int {
+        role == .writer ? 0 : 1
+    }
+
+    /// Called holding `lock`: a session to use now, a slot to open one in, or `nil` to wait.
+    private func grant(_ access: CRUDAccess) -> Handover? {
         switch layout {
         case .single:
             return .session(shared!)
@@ -138,40 +179,53 @@ final class CRUDConnectionPool: @unchecked Sendable {
                     writerExists = true
                     return .open(.writer)
                 }
-                return .wait
+                return nil
             }
             if let reader = idle.popLast() { return .session(reader) }
             if opened < maxReaders {
                 opened += 1
                 return .open(.reader)
             }
-            return .wait
+            return nil
         case let .interchangeable(_, maximum):
             if let session = idle.popLast() { return .session(session) }
             if opened < maximum {
                 opened += 1
                 return .open(.general)
             }
-            return .wait
+            return nil
         }
     }
 
-    /// Opens a connection for a granted role; on failure gives the slot back.
-    private func opening(_ role: CRUDConnectionRole) throws -> Session {
-        do {
-            return try open(role)
-        } catch {
-            lock.withLock { forgetSlot(role) }
-            throw error
+    /// Called holding `lock`, as a lease is granted: counts a hold across suspension points.
+    private func begin(_ hold: CRUDHold, _ handover: Handover) {
+        guard hold == .acrossSuspension else { return }
+        switch handover {
+        case let .session(session):
+            guard session.role != .single else { return }
+            session.heldAcrossSuspension = true
+            suspendedHolds[Self.queue(session.role)] += 1
+        case let .open(role):
+            // The session does not exist yet: `opened(_:for:)` marks it.
+            suspendedHolds[Self.queue(role)] += 1
         }
     }
 
-    /// Called holding `lock`: a slot of `role` is free again (its connection failed or was closed).
-    private func forgetSlot(_ role: CRUDConnectionRole) {
-        switch role {
-        case .writer: writerExists = false
-        case .reader, .general: opened -= 1
-        case .single: break
+    /// The session a handover stands for: the one handed, or a new connection opened in the slot
+    /// handed. A failed open frees the slot for the next waiter.
+    private func session(for handover: Handover, hold: CRUDHold) throws -> Session {
+        switch handover {
+        case let .session(session):
+            return session
+        case let .open(role):
+            do {
+                let session = try open(role)
+                if hold == .acrossSuspension { lock.withLock { session.heldAcrossSuspension = true } }
+                return session
+            } catch {
+                free(role, heldAcrossSuspension: hold == .acrossSuspension)
+                throw error
+            }
         }
     }
 
@@ -182,142 +236,184 @@ final class CRUDConnectionPool: @unchecked Sendable {
         case .single: "the connection"
         }
         return CRUDSQLExeError("timed out after \(timeout) waiting for \(what) of \(describe); "
-            + "raise the pool's size or timeout, or hold connections for shorter (a long transaction or an unfinished cursor)")
+            + "raise the pool's size or timeout, or hold connections for shorter (a long transaction or an unfinished cursor)",
+            kind: .busyOrLocked)
     }
 
-    /// A session for `access` now, opening a new connection if the layout allows; otherwise `nil`,
-    /// after enqueueing the waiter that `waiter` makes (if any) under the same lock, so that no
-    /// session given back in between is missed.
-    private func acquire(_ access: CRUDAccess, waiter: ((UInt64) -> Waiter)?) throws -> Session? {
-        lock.lock()
-        switch grant(access) {
-        case let .session(session):
-            lock.unlock()
-            return session
-        case let .open(role):
-            lock.unlock()
-            return try opening(role)
-        case .wait:
-            if let waiter {
-                let id = nextWaiter
-                nextWaiter += 1
-                enqueue(access, id: id, waiter(id))
-            }
-            lock.unlock()
-            return nil
+    private func wouldStall(_ access: CRUDAccess) -> CRUDSQLExeError {
+        let what = switch layout {
+        case .writerAndReaders: access == .write ? "the writer connection" : "every reader connection"
+        default: "every connection"
         }
+        return CRUDSQLExeError("a synchronous call inside a task would wait for \(what) of \(describe), which another task holds "
+            + "across a suspension point (an async transaction or stream): that task can give it back only when Swift's cooperative "
+            + "pool runs it again, and threads blocked in such waits would keep it from running; use the async form "
+            + "(`try await`) of this call inside tasks", kind: .busyOrLocked)
+    }
+
+    /// Whether the caller is running a task: where a synchronous wait occupies a thread that tasks need.
+    static var callerIsTask: Bool {
+        withUnsafeCurrentTask { $0 != nil }
     }
 
     /// A session for `access` if one can be had without waiting, or `nil`.
-    func leaseNow(_ access: CRUDAccess) throws -> Session? {
-        try acquire(access, waiter: nil)
+    func leaseNow(_ access: CRUDAccess, hold: CRUDHold = .brief) throws -> Session? {
+        lock.lock()
+        guard let handover = grant(access) else {
+            lock.unlock()
+            return nil
+        }
+        begin(hold, handover)
+        lock.unlock()
+        return try session(for: handover, hold: hold)
     }
 
     /// A session for `access`, waiting up to `timeout` for one to be free. The caller gives it back
     /// with `giveBack`.
-    /// - Throws: `CRUDSQLExeError` on timeout, or when a new connection cannot be opened.
-    func lease(_ access: CRUDAccess) throws -> Session {
-        // Made only when the caller has to wait.
-        var waiting: (id: UInt64, condition: NSCondition, box: Box)?
-        if let session = try acquire(access, waiter: { id in
-            waiting = (id, NSCondition(), Box())
-            return .thread(waiting!.condition, waiting!.box)
-        }) {
-            return session
+    /// - Throws: `CRUDSQLExeError` on timeout, when a new connection cannot be opened, or at once
+    ///   when the caller is a task and would wait for a connection another task holds across a
+    ///   suspension point.
+    func lease(_ access: CRUDAccess, hold: CRUDHold = .brief) throws -> Session {
+        let queue = queue(access)
+        let waiter = ThreadWaiter()
+        let id: UInt64
+        lock.lock()
+        if let handover = grant(access) {
+            begin(hold, handover)
+            lock.unlock()
+            return try session(for: handover, hold: hold)
         }
-        let (id, condition, box) = waiting!
+        let refuses = Self.callerIsTask
+        if refuses, suspendedHolds[queue] > 0 {
+            lock.unlock()
+            throw CRUDLogging.logged(wouldStall(access))
+        }
+        id = nextWaiter
+        nextWaiter += 1
+        waiters[queue].append(Entry(id: id, hold: hold, refusesSuspendedHolders: refuses, waiter: .thread(waiter)))
+        lock.unlock()
+
         let deadline = Date().addingTimeInterval(timeout.seconds)
-        condition.lock()
-        while lock.withLock({ box.session == nil && box.failure == nil }) {
-            if !condition.wait(until: deadline) {
-                let removed = lock.withLock { removeWaiter(id: id) != nil }
-                if removed {
-                    condition.unlock()
-                    throw CRUDLogging.logged(waitError(access))
-                }
+        waiter.condition.lock()
+        defer { waiter.condition.unlock() }
+        var givenUp = false
+        while waiter.handover == nil {
+            if givenUp {
+                // Taken off the queue by a giver, who hands over in a moment: the deadline no longer
+                // applies (and a timed wait past it would not release the condition at all).
+                waiter.condition.wait()
+            } else if !waiter.condition.wait(until: deadline) {
+                if lock.withLock({ removeWaiter(id: id) != nil }) { throw CRUDLogging.logged(waitError(access)) }
+                givenUp = true
             }
         }
-        condition.unlock()
-        return try lock.withLock {
-            if let failure = box.failure { throw failure }
-            return box.session!
-        }
+        return try session(for: waiter.handover!.get(), hold: hold)
     }
 
     /// The same, suspending the calling task instead of blocking a thread while it waits. A task
     /// cancelled while it waits stops waiting.
     /// - Throws: `CRUDSQLExeError` as the blocking form; `CancellationError` when the task is
     ///   cancelled while it waits.
-    func lease(_ access: CRUDAccess) async throws -> Session {
-        let ticket = WaitTicket()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                lock.lock()
-                switch grant(access) {
-                case let .session(session):
-                    lock.unlock()
-                    continuation.resume(returning: session)
-                case let .open(role):
-                    lock.unlock()
-                    // Connecting blocks: it runs on a queue of the library's, not on the cooperative pool.
-                    connectingQueue.async { continuation.resume(with: Result { try self.opening(role) }) }
-                case .wait:
-                    // Checked under the lock that the cancellation handler takes: a cancellation either
-                    // came before (and is seen here) or finds the ticket.
-                    guard !Task.isCancelled else {
-                        lock.unlock()
-                        continuation.resume(throwing: CancellationError())
-                        return
+    func lease(_ access: CRUDAccess, hold: CRUDHold) async throws -> Session {
+        let handover = try await waitAsync(access, hold: hold) { result, continuation in
+            continuation.resume(with: result)
+        }
+        // Opening a connection blocks: off the cooperative pool.
+        if case .open = handover {
+            return try await withCheckedThrowingContinuation { continuation in
+                connectingQueue.async { continuation.resume(with: Result { try self.session(for: handover, hold: hold) }) }
+            }
+        }
+        return try session(for: handover, hold: hold)
+    }
+
+    /// Runs `job` with a session for `access` on that session's queue as soon as one is free, and
+    /// resumes the caller with its result: between the handover and the job no task has to run, so
+    /// such a lease never waits for Swift's cooperative pool. `job` gives the session back.
+    /// - Throws: as the async `lease`, or what `job` throws.
+    func run<T>(_ access: CRUDAccess, _ job: @escaping @Sendable (Session) throws -> T) async throws -> T {
+        try await waitAsync(access, hold: .brief) { (result: Result<Handover, any Error>, continuation: CheckedContinuation<SendableResult<T>, any Error>) in
+            switch result {
+            case let .failure(error):
+                continuation.resume(throwing: error)
+            case let .success(.session(session)):
+                session.queue.async { continuation.resume(with: Result { SendableResult(value: try job(session)) }) }
+            case let .success(handover):
+                connectingQueue.async {
+                    do {
+                        let session = try self.session(for: handover, hold: .brief)
+                        session.queue.async { continuation.resume(with: Result { SendableResult(value: try job(session)) }) }
+                    } catch {
+                        continuation.resume(throwing: error)
                     }
-                    let id = nextWaiter
-                    nextWaiter += 1
-                    ticket.id = id
-                    let timeout = self.timeout
-                    enqueue(access, id: id, .task(continuation))
-                    timers[id] = Task.detached {
-                        try? await Task.sleep(for: timeout)
-                        guard !Task.isCancelled else { return }
-                        let removed = self.lock.withLock { self.removeWaiter(id: id) != nil }
-                        if removed { continuation.resume(throwing: CRUDLogging.logged(self.waitError(access))) }
-                    }
-                    lock.unlock()
                 }
             }
-        } onCancel: {
-            lock.lock()
-            guard let id = ticket.id, let waiter = removeWaiter(id: id) else {
+        }.value
+    }
+
+    /// Waits, suspended, for a handover for `access`, and passes it with the continuation to
+    /// `deliver`, which must not block (it runs on the thread of whoever hands over).
+    private func waitAsync<R>(_ access: CRUDAccess, hold: CRUDHold,
+                              _ deliver: @escaping @Sendable (Result<Handover, any Error>, CheckedContinuation<R, any Error>) -> Void)
+        async throws -> R {
+        let ticket = WaitTicket()
+        let queue = queue(access)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
+                // A task cancelled before it asks takes nothing, not even a free connection.
+                guard !Task.isCancelled else {
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
+                lock.lock()
+                if let handover = grant(access) {
+                    begin(hold, handover)
+                    lock.unlock()
+                    deliver(.success(handover), continuation)
+                    return
+                }
+                // Checked again under the lock that the cancellation handler takes: a cancellation
+                // either came before (and is seen here) or finds the ticket.
+                guard !Task.isCancelled else {
+                    lock.unlock()
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
+                let id = nextWaiter
+                nextWaiter += 1
+                ticket.id = id
+                waiters[queue].append(Entry(id: id, hold: hold, refusesSuspendedHolders: false,
+                                            waiter: .callback { deliver($0, continuation) }))
+                let timeout = self.timeout
+                timers[id] = Task.detached {
+                    try? await Task.sleep(for: timeout)
+                    guard !Task.isCancelled else { return }
+                    if let entry = self.lock.withLock({ self.removeWaiter(id: id) }), case let .callback(call) = entry.waiter {
+                        call(.failure(CRUDLogging.logged(self.waitError(access))))
+                    }
+                }
                 lock.unlock()
-                return
             }
-            lock.unlock()
-            if case let .task(continuation) = waiter { continuation.resume(throwing: CancellationError()) }
+        } onCancel: {
+            let removed: Entry? = lock.withLock { ticket.id.flatMap { removeWaiter(id: $0) } }
+            if let removed, case let .callback(call) = removed.waiter { call(.failure(CancellationError())) }
         }
     }
 
-    /// Which waiter an async `lease` enqueued, for its cancellation handler. Guarded by the pool's
+    /// Which waiter an async wait enqueued, for its cancellation handler. Guarded by the pool's
     /// `lock`. (`@unchecked Sendable`: that lock.)
     private final class WaitTicket: @unchecked Sendable {
         var id: UInt64?
     }
 
-    /// Called holding `lock`.
-    private func enqueue(_ access: CRUDAccess, id: UInt64, _ waiter: Waiter) {
-        if access == .write, case .writerAndReaders = layout {
-            writeWaiters.append((id, waiter))
-        } else {
-            readWaiters.append((id, waiter))
-        }
-    }
-
     /// Called holding `lock`: removes a waiter that gave up (timed out, cancelled) and cancels its
     /// timer; `nil` when it was already served.
-    private func removeWaiter(id: UInt64) -> Waiter? {
+    private func removeWaiter(id: UInt64) -> Entry? {
         timers.removeValue(forKey: id)?.cancel()
-        if let index = writeWaiters.firstIndex(where: { $0.id == id }) {
-            return writeWaiters.remove(at: index).waiter
-        }
-        if let index = readWaiters.firstIndex(where: { $0.id == id }) {
-            return readWaiters.remove(at: index).waiter
+        for queue in waiters.indices {
+            if let index = waiters[queue].firstIndex(where: { $0.id == id }) {
+                return waiters[queue].remove(at: index)
+            }
         }
         return nil
     }
@@ -339,7 +435,8 @@ final class CRUDConnectionPool: @unchecked Sendable {
     }
 
     /// Takes back a leased session: hands it to the first waiter for its role, or keeps it idle. A
-    /// connection that broke (a server restart) is closed, and a waiter gets a new one opened for it.
+    /// connection that broke (a server restart) is dropped, and its slot handed to a waiter, who
+    /// opens a new connection in it. Never blocks.
     func giveBack(_ session: Session) {
         guard session.role != .single else { return }
         // Under the session's lock: an async caller's last statement ran on the session's queue.
@@ -348,40 +445,76 @@ final class CRUDConnectionPool: @unchecked Sendable {
         let lost = session.transactionDepth == 0 && !session.isUsable
         session.gate.unlock()
         lock.lock()
+        if session.heldAcrossSuspension {
+            session.heldAcrossSuspension = false
+            suspendedHolds[Self.queue(session.role)] -= 1
+        }
         if lost {
             // Lost: the others may be too, so each asks the server before its next statement.
             idleWriter?.probeBeforeUse = true
             for other in idle { other.probeBeforeUse = true }
         }
-        guard session.role == .writer ? !writeWaiters.isEmpty : !readWaiters.isEmpty else {
+        let handed = handOver(usable ? .session(session) : .open(session.role), queue: Self.queue(session.role))
+        if handed == nil {
             if usable {
                 if session.role == .writer { idleWriter = session } else { idle.append(session) }
             } else {
                 forgetSlot(session.role)
             }
-            lock.unlock()
-            return
         }
-        let (id, waiter) = session.role == .writer ? writeWaiters.removeFirst() : readWaiters.removeFirst()
-        timers.removeValue(forKey: id)?.cancel()
         lock.unlock()
-        hand(usable ? .success(session) : Result { try opening(session.role) }, to: waiter)
+        handed?()
     }
 
-    private func hand(_ result: Result<Session, any Error>, to waiter: Waiter) {
+    /// The slot of a connection that failed to open (or broke) is free again: a waiter gets it to
+    /// open a connection in, or the pool may open one there later.
+    private func free(_ role: CRUDConnectionRole, heldAcrossSuspension: Bool) {
+        lock.lock()
+        if heldAcrossSuspension { suspendedHolds[Self.queue(role)] -= 1 }
+        let handed = handOver(.open(role), queue: Self.queue(role))
+        if handed == nil { forgetSlot(role) }
+        lock.unlock()
+        handed?()
+    }
+
+    /// Called holding `lock`: takes the first waiter of `queue` off it and returns what hands it
+    /// `handover`, to call after unlocking; `nil` when nobody waits. Handing a session to a holder
+    /// across suspension points also refuses the synchronous waiters inside tasks on that queue.
+    private func handOver(_ handover: Handover, queue: Int) -> (() -> Void)? {
+        guard !waiters[queue].isEmpty else { return nil }
+        let first = waiters[queue].removeFirst()
+        timers.removeValue(forKey: first.id)?.cancel()
+        begin(first.hold, handover)
+        var refused: [Entry] = []
+        if first.hold == .acrossSuspension {
+            refused = waiters[queue].filter(\.refusesSuspendedHolders)
+            waiters[queue].removeAll(where: \.refusesSuspendedHolders)
+        }
+        let access: CRUDAccess = queue == 0 ? .write : .read
+        return {
+            Self.deliver(.success(handover), to: first.waiter)
+            for entry in refused { Self.deliver(.failure(CRUDLogging.logged(self.wouldStall(access))), to: entry.waiter) }
+        }
+    }
+
+    /// Called holding `lock`: a slot of `role` is free again (its connection failed or was closed).
+    private func forgetSlot(_ role: CRUDConnectionRole) {
+        switch role {
+        case .writer: writerExists = false
+        case .reader, .general: opened -= 1
+        case .single: break
+        }
+    }
+
+    private static func deliver(_ result: Result<Handover, any Error>, to waiter: Waiter) {
         switch waiter {
-        case let .thread(condition, box):
-            condition.lock()
-            lock.withLock {
-                switch result {
-                case let .success(session): box.session = session
-                case let .failure(error): box.failure = error
-                }
-            }
-            condition.signal()
-            condition.unlock()
-        case let .task(continuation):
-            continuation.resume(with: result)
+        case let .thread(thread):
+            thread.condition.lock()
+            thread.handover = result
+            thread.condition.signal()
+            thread.condition.unlock()
+        case let .callback(call):
+            call(result)
         }
     }
 }

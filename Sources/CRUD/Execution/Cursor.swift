@@ -26,14 +26,23 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
     /// The joins' children by relation position; empty without joins.
     @usableFromInline let joins: [JoinedChildren<Connection>?]
 
-    init(executor: CRUDExecutor<Connection>, plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?) throws {
-        self.executor = executor
+    /// Runs the query on the current transaction's session, or on one leased for `hold`.
+    convenience init(executor: CRUDExecutor<Connection>, plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, hold: CRUDHold = .brief) throws {
         try plan.validate()
         let bound = executor.boundSession()
-        let session = try bound ?? executor.lease(.read)
+        try self.init(executor: executor, plan: plan, limit: limit, session: bound ?? executor.lease(.read, hold: hold), leased: bound == nil)
+    }
+
+    /// Runs the query on `session`: bound to the caller (the transaction's, shared with its other
+    /// calls), or `leased` to this cursor, which gives it back when it finishes (also when this
+    /// initializer throws).
+    init(executor: CRUDExecutor<Connection>, plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, session: CRUDSession<Connection>,
+         leased: Bool) throws {
+        self.executor = executor
         self.session = session
-        leased = bound == nil
-        let shared = bound != nil || session.role == .single
+        self.leased = leased
+        let bound = !leased
+        let shared = bound || session.role == .single
         locksEachStep = shared
         if shared { session.gate.lock() }
         defer { if shared { session.gate.unlock() } }

@@ -39,7 +39,8 @@ extension CRUDExecutor {
     /// a time; nested calls are savepoints.
     func transaction<T>(_ mode: TransactionMode, _ body: () async throws -> T) async throws -> T {
         if let bound = boundSession() { return try await transaction(mode, on: bound, body) }
-        let session = typed(try await pool.lease(.write))
+        // Held while the body awaits, and given back when the task runs again.
+        let session = typed(try await pool.lease(.write, hold: .acrossSuspension))
         defer { pool.giveBack(session) }
         return try await CRUDBindings.$current.withValue(binding(session)) { try await transaction(mode, on: session, body) }
     }

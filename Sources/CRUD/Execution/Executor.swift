@@ -100,8 +100,14 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
 
     /// Leases a session for `access` to a caller that keeps it across calls (a cursor, outside any
     /// transaction); the caller gives it back with `giveBack`.
-    func lease(_ access: CRUDAccess) throws -> CRUDSession<Connection> {
-        typed(try pool.lease(access))
+    func lease(_ access: CRUDAccess, hold: CRUDHold) throws -> CRUDSession<Connection> {
+        typed(try pool.lease(access, hold: hold))
+    }
+
+    /// The same for a task that keeps the session across suspension points (a stream), waiting
+    /// without holding a thread.
+    func lease(_ access: CRUDAccess) async throws -> CRUDSession<Connection> {
+        typed(try await pool.lease(access, hold: .acrossSuspension))
     }
 
     @usableFromInline
@@ -114,19 +120,24 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     /// calls runs on it too.
     func perform<T>(_ access: CRUDAccess, _ body: @escaping () throws -> T) async throws -> T {
         if CRUDThreadMarker.isMarked { return try await performInline(access, body) }
+        // The caller is suspended until `body` has run, and what `body` captures (a query's plan, a
+        // copy of the caller's model values) is used by nothing else meanwhile.
+        nonisolated(unsafe) let body = body
+        // The queue's thread is outside this task: the bindings go along.
+        let bindings = CRUDBindings.current
         if let bound = boundSession() {
-            // The queue's thread is outside this task: the bindings go along.
-            let bindings = CRUDBindings.current
             return try await bound.perform { try CRUDBindings.$current.withValue(bindings) { try body() } }
         }
-        let session = typed(try await pool.lease(access))
-        let bindings = binding(session)
-        return try await session.perform {
+        let me = ObjectIdentifier(self)
+        return try await pool.run(access) { slot in
+            let session = self.typed(slot)
             // Given back on the queue, the moment the work is done: waiting until this task runs again
             // would keep the connection from everyone else for as long as Swift's cooperative pool is
             // busy (with blocking work of the app's, that can be seconds).
             defer { self.pool.giveBack(session) }
-            return try CRUDBindings.$current.withValue(bindings) { try body() }
+            return try session.locked {
+                try CRUDBindings.$current.withValue(bindings + [CRUDBindings.Binding(executor: me, session: session)]) { try body() }
+            }
         }
     }
 
@@ -136,7 +147,8 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     private func performInline<T>(_ access: CRUDAccess, _ body: () throws -> T) async throws -> T {
         if let bound = boundSession() { return try bound.locked(body) }
         var slot = try pool.leaseNow(access)
-        if slot == nil { slot = try await pool.lease(access) }
+        // Handed over while the task is suspended: held until it runs again.
+        if slot == nil { slot = try await pool.lease(access, hold: .acrossSuspension) }
         let session = typed(slot!)
         defer { pool.giveBack(session) }
         return try CRUDBindings.$current.withValue(binding(session)) {

@@ -29,6 +29,9 @@ public class CRUDSessionSlot: @unchecked Sendable {
     /// by the pool when another of its connections was found lost (a server restart drops them
     /// all). Guarded by the pool's lock while the session is idle, by its holder while leased.
     @usableFromInline var probeBeforeUse = false
+    /// Whether its holder is a task that keeps it across suspension points (the pool counts those).
+    /// Guarded by the pool's lock.
+    var heldAcrossSuspension = false
 }
 
 /// One connection as the executor holds it: the driver's connection, the transaction state that

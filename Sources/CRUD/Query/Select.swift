@@ -38,7 +38,9 @@ extension SelectAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError` (from joined children).
     public func cursor() throws -> CRUDCursor<OverAllForm, DatabaseType.Configuration.Connection> {
         return try executor.reporting {
-            try CRUDCursor(executor: executor, plan: plan, limit: plan.limit)
+            // A task may keep the cursor across its awaits.
+            try CRUDCursor(executor: executor, plan: plan, limit: plan.limit,
+                           hold: CRUDConnectionPool.callerIsTask ? .acrossSuspension : .brief)
         }
     }
 

@@ -50,10 +50,24 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     /// The SQLite database at `path` (by default a new empty one) whose callers wait up to
     /// `busyTimeout`.
-    static func sqliteConfiguration(at path: String = Backend.temporaryFile("sqlite"), busyTimeout: Duration) throws
+    static func sqliteConfiguration(at path: String = Backend.temporaryFile("sqlite"), busyTimeout: Duration, maxReaders: Int = 4) throws
         -> SQLiteDatabaseConfiguration {
         quietLogs
-        return try SQLiteDatabaseConfiguration(path, busyTimeout: busyTimeout)
+        return try SQLiteDatabaseConfiguration(path, busyTimeout: busyTimeout, maxReaders: maxReaders)
+    }
+
+    /// A new empty database whose pool has `connections` connections (on SQLite: its writer, and
+    /// that many readers) and whose callers wait at most `timeout` for one.
+    func open(connections: Int, timeout: Duration) throws -> any DatabaseConfigurationProtocol {
+        Self.quietLogs
+        switch self {
+        case .sqlite:
+            return try Self.sqliteConfiguration(busyTimeout: timeout, maxReaders: connections)
+        case .postgres:
+            return try PostgresTestServer.shared.get().freshConfiguration(pool: PostgresPoolOptions(maximumConnections: connections, timeout: timeout))
+        case .mysql:
+            return try MariaDBTestServer.shared.get().freshConfiguration(pool: MySQLPoolOptions(maximumConnections: connections, timeout: timeout))
+        }
     }
 
     /// Query logs would drown the test output; tests that look at logging set their own.

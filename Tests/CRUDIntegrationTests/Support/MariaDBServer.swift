@@ -80,6 +80,12 @@ struct MariaDBServer: Sendable {
     /// Stops the server as a shutdown does (every connection is dropped) and starts it again on the
     /// same port and socket.
     func restart() throws {
+        try shutDown()
+        try startAgain()
+    }
+
+    /// Stops the server as a shutdown does, keeping its folder for `startAgain()`.
+    func shutDown() throws {
         let pidFile = directory.appending(path: "mariadbd.pid").path
         try Spawn.run(["/bin/sh", "-c", "kill $(cat \(shellQuoted(pidFile)))"])
         let deadline = Date().addingTimeInterval(60)
@@ -87,6 +93,10 @@ struct MariaDBServer: Sendable {
             guard Date() < deadline else { throw MySQLUnavailable(description: "MariaDB did not stop within 60 seconds") }
             usleep(50_000)
         }
+    }
+
+    /// Starts the server that `shutDown()` stopped, on the same port and socket.
+    func startAgain() throws {
         _ = try Spawn.start(command)
         guard try waitUntilReady() else { throw MySQLUnavailable(description: "MariaDB did not start again") }
     }

@@ -37,7 +37,8 @@ final class PostgresTestServer: @unchecked Sendable {
         }
     }
 
-    /// A connection whose `search_path` is a new, empty schema of its own.
+    /// A connection whose `search_path` is a new, empty schema of its own, and whose
+    /// `application_name` is that schema's name.
     func freshConfiguration(pool: PostgresPoolOptions = .init()) throws -> PostgresDatabaseConfiguration {
         let schema = "crud_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         try lock.withLock {
@@ -51,6 +52,8 @@ final class PostgresTestServer: @unchecked Sendable {
         }
         var parameters = parameters
         parameters["options"] = "-c search_path=\(schema)"
+        // Tells this configuration's connections apart in pg_stat_activity.
+        parameters["application_name"] = schema
         return try PostgresDatabaseConfiguration(parameters: parameters, pool: pool)
     }
 }
