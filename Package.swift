@@ -13,6 +13,10 @@ let package = Package(
         .executable(name: "crud-gen", targets: ["crud-gen"]),
         .plugin(name: "CRUDPlugin", targets: ["CRUDPlugin"]),
     ],
+    traits: [
+        .trait(name: "MySQL", description: "The MySQL and MariaDB driver (CRUDMySQL) over MariaDB Connector/C, which needs "
+            + "libmariadb-dev; off by default, so that SQLite and PostgreSQL users never need it"),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
@@ -41,13 +45,14 @@ let package = Package(
         ),
         .target(name: "CRUDPostgres", dependencies: ["CRUD", "CLibPQ"]),
 
-        // MySQL and MariaDB driver over the MariaDB Connector/C (which speaks to both servers).
+        // MySQL and MariaDB driver over the MariaDB Connector/C (which speaks to both servers), built
+        // with the MySQL trait only: without it the module holds nothing but a stand-in saying so.
         .systemLibrary(
             name: "CMariaDB",
             pkgConfig: "libmariadb",
             providers: [.apt(["libmariadb-dev"]), .brew(["mariadb-connector-c"])]
         ),
-        .target(name: "CRUDMySQL", dependencies: ["CRUD", "CMariaDB"]),
+        .target(name: "CRUDMySQL", dependencies: ["CRUD", .target(name: "CMariaDB", condition: .when(traits: ["MySQL"]))]),
 
         // A test double for users: a connection that records SQL and bound values instead of running them.
         .target(name: "CRUDTesting", dependencies: ["CRUD"]),

@@ -7,7 +7,8 @@ let package = Package(
     name: "Benchmarks",
     platforms: [.macOS(.v13)],
     dependencies: [
-        .package(name: "CRUD", path: ".."),
+        // With its MySQL driver, which the MySQL rows compare with raw Connector/C.
+        .package(name: "CRUD", path: "..", traits: ["MySQL"]),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
@@ -29,9 +30,14 @@ let package = Package(
             plugins: [.plugin(name: "CRUDPlugin", package: "CRUD")]
         ),
         .target(name: "BenchGRDB", dependencies: ["BenchCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        // The soak's measure of the C heap.
+        .target(name: "CHeap"),
         .executableTarget(name: "crud-bench", dependencies: [
-            "BenchCore", "BenchRaw", "BenchPostgresRaw", "BenchMySQLRaw", "BenchCRUD", "BenchGRDB",
+            "BenchCore", "BenchRaw", "BenchPostgresRaw", "BenchMySQLRaw", "BenchCRUD", "BenchGRDB", "CHeap",
             .product(name: "CRUD", package: "CRUD"), .product(name: "CRUDMySQL", package: "CRUD"),
+        ], swiftSettings: [
+            // The MariaDB support it shares with the tests is compiled there under CRUD's MySQL trait.
+            .define("MySQL"),
         ]),
     ]
 )

@@ -1,3 +1,4 @@
+#if MySQL
 import CMariaDB
 import Foundation
 
@@ -266,3 +267,4 @@ struct MySQLTime {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
+#endif

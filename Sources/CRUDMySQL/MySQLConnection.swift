@@ -1,3 +1,4 @@
+#if MySQL
 import CMariaDB
 import CRUD
 import Foundation
@@ -279,3 +280,4 @@ public final class MySQLConnection: CRUDConnection {
         return keys
     }
 }
+#endif

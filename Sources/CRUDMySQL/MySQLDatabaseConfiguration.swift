@@ -1,3 +1,4 @@
+#if MySQL
 import CRUD
 import Foundation
 
@@ -88,3 +89,4 @@ struct MySQLConnectOptions: Sendable, CustomStringConvertible {
         return components.string ?? url
     }
 }
+#endif

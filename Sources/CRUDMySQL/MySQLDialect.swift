@@ -1,3 +1,4 @@
+#if MySQL
 import CRUD
 
 /// MySQL's and MariaDB's SQL, on a session in `ANSI_QUOTES` mode (see `MySQLConnection`): so
@@ -177,3 +178,4 @@ public struct MySQLDialect: CRUDDialect {
         return typeChanged || nullabilityChanged ? ["MODIFY COLUMN \(definition)"] : []
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if MySQL
 import CMariaDB
 import CRUD
 import Foundation
@@ -67,3 +68,4 @@ struct MySQLFailure {
         return String(rest[..<end])
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if MySQL
 import CRUD
 
 extension Insert {
@@ -10,3 +11,4 @@ extension Insert {
         return id.map { UInt64(bitPattern: Int64($0)) }
     }
 }
+#endif

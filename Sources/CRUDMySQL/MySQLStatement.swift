@@ -1,3 +1,4 @@
+#if MySQL
 import CMariaDB
 import CRUD
 import Foundation
@@ -326,3 +327,4 @@ public final class MySQLStatement: CRUDStatement {
         return decodingError(column, "the column is \(type), not \(expected)")
     }
 }
+#endif

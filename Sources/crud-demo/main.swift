@@ -1,5 +1,7 @@
 import CRUD
+#if MySQL
 import CRUDMySQL
+#endif
 import CRUDPostgres
 import CRUDSQLite
 import Foundation
@@ -31,9 +33,14 @@ func main() -> Int32 {
             print("PostgreSQL \(configuration.target)")
             try walkThrough(Database(configuration: configuration))
         case 2 where arguments[0] == "--mysql":
+            #if MySQL
             let configuration = try MySQLDatabaseConfiguration(url: arguments[1])
             print("MySQL \(configuration.target)")
             try walkThrough(Database(configuration: configuration))
+            #else
+            print("this crud-demo was built without CRUD's MySQL trait: swift run --traits MySQL crud-demo --mysql URL (needs libmariadb-dev)")
+            return 2
+            #endif
         default:
             print(usage)
             return arguments == ["--help"] || arguments == ["-h"] ? 0 : 2

@@ -27,6 +27,7 @@ struct DemoTests {
         Self.expectWalkThrough(output)
     }
 
+    #if MySQL
     @Test("the demo runs on MySQL given a mysql:// URL", .enabled(if: !MariaDBTestServer.isSkipped, "CRUD_SKIP_MYSQL=1"))
     func mysqlDemo() throws {
         let server = try MariaDBTestServer.shared.get()
@@ -38,6 +39,7 @@ struct DemoTests {
         #expect(output.contains("MySQL database \"\(database)\""))
         Self.expectWalkThrough(output)
     }
+    #endif
 
     @Test("the demo runs on SQLite and prints its walk-through")
     func demo() throws {

@@ -1,8 +1,12 @@
 import CRUD
+#if MySQL
 @testable import CRUDMySQL
+#endif
 @testable import CRUDPostgres
 @testable import CRUDSQLite
+#if MySQL
 import CMariaDB
+#endif
 import CSQLite
 import Foundation
 import Testing
@@ -77,6 +81,7 @@ struct ErrorKindTests {
         }
     }
 
+    #if MySQL
     @Test("MySQL's and MariaDB's error numbers map to kinds")
     func mysqlNumbers() {
         let kinds: [(Int32, CRUDSQLExeError.Kind)] = [
@@ -97,4 +102,5 @@ struct ErrorKindTests {
             #expect(MySQLFailure(number: UInt32(number), message: "", sql: nil).kind == kind, "MySQL error \(number)")
         }
     }
+    #endif
 }

@@ -1,3 +1,4 @@
+#if MySQL
 import CRUD
 import CRUDMySQL
 import Foundation
@@ -223,3 +224,4 @@ struct MySQLTests {
         #expect(try db.table(Payload.self).select().map(\.bytes) == [[1, 2, 3]], "the connection stayed usable")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if MySQL
 @testable import CRUDMySQL
 import CMariaDB
 import Foundation
@@ -71,3 +72,4 @@ struct MySQLTimeTests {
         #expect(MySQLTime.date(zero) == nil)
     }
 }
+#endif

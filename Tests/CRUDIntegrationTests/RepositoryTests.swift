@@ -12,7 +12,7 @@ enum Store: String, CaseIterable, CustomTestStringConvertible, Sendable {
         switch store {
         case .memory, .sqlite: true
         case .postgres: !PostgresTestServer.isSkipped
-        case .mysql: !MariaDBTestServer.isSkipped
+        case .mysql: !Backend.mysqlSkipped
         }
     }
 

@@ -1,5 +1,4 @@
 import CRUD
-import CRUDMySQL
 import Foundation
 import Testing
 
@@ -16,7 +15,7 @@ struct ValueMappingTests {
             url: URL(string: "https://example.com/path?query=1&b=%20#frag")!, mood: .grumpy, priority: .low,
             cents: Cents(rawValue: -12_345), score: 0.1,
             optionalInt: -1, optionalInt8: 8, optionalInt16: 16, optionalInt32: 32, optionalInt64: .max, optionalUInt: 1,
-            optionalUInt8: 0, optionalUInt16: 2, optionalUInt32: 3, optionalUInt64: 4, optionalDouble: C.self is MySQLDatabaseConfiguration.Type ? .greatestFiniteMagnitude : .infinity, optionalFloat: -0.5,
+            optionalUInt8: 0, optionalUInt16: 2, optionalUInt32: 3, optionalUInt64: 4, optionalDouble: Backend.isMySQL(C.self) ? .greatestFiniteMagnitude : .infinity, optionalFloat: -0.5,
             optionalBool: false, optionalString: "", optionalBytes: [], optionalSignedBytes: [-5], optionalData: Data(),
             optionalDate: Date(timeIntervalSince1970: -86_400.5), optionalUUID: UUID(), optionalURL: URL(string: "file:///tmp/a%20b"),
             optionalMood: .calm, optionalPriority: .high, optionalCents: Cents(rawValue: 0), optionalScore: -0.0, swiftInt: .min)

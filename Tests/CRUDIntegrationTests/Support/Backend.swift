@@ -1,6 +1,8 @@
 import Testing
 import CRUD
+#if MySQL
 import CRUDMySQL
+#endif
 import CRUDPostgres
 import CRUDSQLite
 import Foundation
@@ -28,8 +30,28 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         switch backend {
         case .sqlite: true
         case .postgres: !PostgresTestServer.isSkipped
-        case .mysql: !MariaDBTestServer.isSkipped
+        case .mysql: !mysqlSkipped
         }
+    }
+
+    /// Whether the MySQL tests are left out: `CRUD_SKIP_MYSQL=1`, or a build without the package's
+    /// MySQL trait (`swift test --traits MySQL` builds the driver and runs them).
+    #if MySQL
+    static let mysqlSkipped = MariaDBTestServer.isSkipped
+    #else
+    static let mysqlSkipped = true
+    #endif
+
+    /// What asking for a MySQL database throws in a build without the MySQL trait.
+    static let withoutMySQL = TestBuildError(description: "built without CRUD's MySQL trait: run swift test --traits MySQL")
+
+    /// Whether configurations of `type` are MySQL's.
+    static func isMySQL<C: DatabaseConfigurationProtocol>(_ type: C.Type) -> Bool {
+        #if MySQL
+        type is MySQLDatabaseConfiguration.Type
+        #else
+        false
+        #endif
     }
 
     /// A new empty database.
@@ -44,7 +66,11 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case .postgres:
             return try PostgresTestServer.shared.get().freshConfiguration()
         case .mysql:
+            #if MySQL
             return try MariaDBTestServer.shared.get().freshConfiguration()
+            #else
+            throw Self.withoutMySQL
+            #endif
         }
     }
 
@@ -66,7 +92,11 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case .postgres:
             return try PostgresTestServer.shared.get().freshConfiguration(pool: PostgresPoolOptions(maximumConnections: connections, timeout: timeout))
         case .mysql:
+            #if MySQL
             return try MariaDBTestServer.shared.get().freshConfiguration(pool: MySQLPoolOptions(maximumConnections: connections, timeout: timeout))
+            #else
+            throw Self.withoutMySQL
+            #endif
         }
     }
 
@@ -89,3 +119,8 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     }
 }
 
+
+/// The test build cannot do what a test asks.
+struct TestBuildError: Error, CustomStringConvertible {
+    var description: String
+}

@@ -1,3 +1,4 @@
+#if MySQL
 import CRUD
 import CRUDMySQL
 import Foundation
@@ -143,3 +144,4 @@ struct MariaDBServer: Sendable {
         folders.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if MySQL
 import CRUD
 import CRUDMySQL
 import Foundation
@@ -59,3 +60,4 @@ final class MariaDBTestServer: @unchecked Sendable {
         return try MySQLDatabaseConfiguration(database: database, host: host, port: port, username: username, password: userPassword, pool: pool)
     }
 }
+#endif
