@@ -5,6 +5,7 @@ import BenchGRDB
 import BenchMySQLRaw
 import BenchPostgresRaw
 import BenchRaw
+import CHeap
 import Foundation
 
 // Runs every workload with every implementation in interleaved rounds, checks that all of them
@@ -17,14 +18,19 @@ struct Options {
     /// Implementations to run besides raw sqlite3, which every run includes as the reference.
     var implementations: Set<String>?
     var backends: Set<String> = ["sqlite", "postgres", "mysql"]
+    /// How long the soak runs.
+    var seconds = 600.0
 
-    static let workloads = ["memory", "insert", "fetch", "lookup", "filtered", "join", "generator", "concurrent", "observed"]
+    static let workloads = ["memory", "insert", "fetch", "lookup", "filtered", "join", "generator", "concurrent", "observed", "soak"]
     static let usage = """
         USAGE: crud-bench [--n rows] [--rounds count] [--only workload,...] [--implementations name,...] [--backends name,...]
 
         Workloads: \(workloads.joined(separator: ", ")). Defaults: --n 100000 --rounds 5, all workloads.
         memory streams --n rows (at least 1,000,000) from SQLite through CRUD's forEach and reports the
         process's resident memory; run it alone for a peak that is the stream's: --only memory.
+        soak runs alone, and only when named (--only soak): --seconds (default 600) of async lookups from 8
+        tasks and single-row inserts from 2 on one pooled SQLite Database, in rounds of --n lookups and
+        --n/10 inserts, printing resident memory and threads at each quarter.
         Implementations (SQLite): crud, grdb-record, grdb-codable (raw sqlite3 always runs, as the reference).
         Backends: sqlite, postgres, mysql (default all). PostgreSQL runs insert, fetch and lookup against raw
         libpq on a throwaway server (initdb + pg_ctl; as root, run as the postgres user); MySQL runs them
@@ -54,6 +60,9 @@ struct Options {
             case "--backends":
                 backends = Set(try value(argument).split(separator: ",").map(String.init))
                 if let unknown = backends.subtracting(["sqlite", "postgres", "mysql"]).first { throw BenchError("unknown backend \(unknown)") }
+            case "--seconds":
+                guard let parsed = Double(try value(argument)), parsed > 0 else { throw BenchError("--seconds takes a positive number") }
+                seconds = parsed
             case "--implementations":
                 implementations = Set(try value(argument).split(separator: ",").map(String.init))
             case "-h", "--help":
@@ -136,10 +145,14 @@ func generatorFiles(in directory: URL) throws -> URL {
 }
 
 func run(_ options: Options, implementations: Implementations) throws {
-    let selected = Options.workloads.filter { options.only?.contains($0) ?? true }
     let directory = FileManager.default.temporaryDirectory.appending(path: "crud-bench-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
+    if options.only?.contains("soak") == true {
+        try runSoak(options, directory: directory)
+        return
+    }
+    let selected = Options.workloads.filter { $0 != "soak" && options.only?.contains($0) ?? true }
     if selected.contains("memory"), options.backends.contains("sqlite") {
         try measureStreamingMemory(rows: max(options.rows, 1_000_000), directory: directory)
         if selected == ["memory"] { return }
@@ -452,6 +465,25 @@ do {
 } catch {
     FileHandle.standardError.write(Data("crud-bench: error: \(error)\n".utf8))
     exit(1)
+}
+
+/// Runs the soak and prints what it saw at each quarter of its time.
+func runSoak(_ options: Options, directory: URL) throws {
+    let lookups = options.rows, inserts = max(2, options.rows / 10)
+    print("crud-bench soak: \(Int(options.seconds)) s of rounds of \(lookups) async lookups (8 tasks) and \(inserts) inserts (2 tasks)")
+    let before = residentBytes()
+    print("  before: resident \(String(format: "%.1f MB", Double(before) / 1_048_576)), \(threadCount()) threads")
+    try soak(path: directory.appending(path: "soak.sqlite").path, rows: 10_000, lookups: lookups, inserts: inserts,
+             seconds: options.seconds) { progress, found, stored in
+        print(String(format: "  %3.0f%%: resident %.1f MB, heap in use %.1f MB, %d threads, %d lookups, %d inserts", progress * 100,
+                     Double(residentBytes()) / 1_048_576, Double(crud_bench_heap_in_use()) / 1_048_576, threadCount(), found, stored))
+    }
+    print("  every lookup found its row; every insert is stored")
+}
+
+/// How many threads the process has now (Linux: /proc/self/task).
+func threadCount() -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
 }
 
 /// The process's resident memory now, in bytes (Linux: /proc/self/statm).
