@@ -274,21 +274,21 @@ final class CRUDConnectionPool: @unchecked Sendable {
     ///   when the caller is a task and would wait for a connection another task holds across a
     ///   suspension point.
     func lease(_ access: CRUDAccess, hold: CRUDHold = .brief) throws -> Session {
-        let queue = queue(access)
-        let waiter = ThreadWaiter()
-        let id: UInt64
         lock.lock()
         if let handover = grant(access) {
             begin(hold, handover)
             lock.unlock()
             return try session(for: handover, hold: hold)
         }
+        let queue = queue(access)
         let refuses = Self.callerIsTask
         if refuses, suspendedHolds[queue] > 0 {
             lock.unlock()
             throw CRUDLogging.logged(wouldStall(access))
         }
-        id = nextWaiter
+        // Made only when the caller has to wait.
+        let waiter = ThreadWaiter()
+        let id = nextWaiter
         nextWaiter += 1
         waiters[queue].append(Entry(id: id, hold: hold, refusesSuspendedHolders: refuses, waiter: .thread(waiter)))
         lock.unlock()
