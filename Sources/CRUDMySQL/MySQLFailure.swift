@@ -23,7 +23,7 @@ struct MySQLFailure {
         case UInt32(ER_ROW_IS_REFERENCED_2), UInt32(ER_NO_REFERENCED_ROW_2), UInt32(ER_ROW_IS_REFERENCED), UInt32(ER_NO_REFERENCED_ROW):
             kind = .foreignKeyViolation
             constraint = Self.quoted(after: "CONSTRAINT ", in: message)
-            table = Self.quoted(after: "`.", in: message) ?? sql.flatMap(CRUDSQLExeError.tableWritten(by:))
+            table = Self.table(in: message) ?? sql.flatMap(CRUDSQLExeError.tableWritten(by:))
         case UInt32(ER_BAD_NULL_ERROR), UInt32(ER_NO_DEFAULT_FOR_FIELD):
             kind = .notNullViolation
             constraint = nil
@@ -31,7 +31,7 @@ struct MySQLFailure {
         case UInt32(ER_CONSTRAINT_FAILED), Self.mysqlCheckViolated:
             kind = .checkViolation
             constraint = Self.quoted(after: "CONSTRAINT ", in: message) ?? Self.quoted(after: "constraint ", in: message)
-            table = Self.quoted(after: "`.", in: message) ?? sql.flatMap(CRUDSQLExeError.tableWritten(by:))
+            table = Self.table(in: message) ?? sql.flatMap(CRUDSQLExeError.tableWritten(by:))
         default:
             kind = Self.kind(of: number)
             constraint = nil
@@ -56,6 +56,12 @@ struct MySQLFailure {
             .syntaxOrSchema
         default: .other
         }
+    }
+
+    /// The table of a `schema.table` the message names: in backticks, or in double quotes where the
+    /// session's `ANSI_QUOTES` makes the server quote names so.
+    private static func table(in message: String) -> String? {
+        quoted(after: "`.", in: message) ?? quoted(after: "\".", in: message)
     }
 
     /// The name in backticks, single or double quotes right after `marker`.

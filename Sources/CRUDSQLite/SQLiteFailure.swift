@@ -17,11 +17,17 @@ struct SQLiteFailure {
     static let notNull = SQLITE_CONSTRAINT | (5 << 8)
     static let primaryKey = SQLITE_CONSTRAINT | (6 << 8)
     static let unique = SQLITE_CONSTRAINT | (8 << 8)
+    /// What SQLite reports a RESTRICT foreign key with: its foreign keys run as trigger programs.
+    static let trigger = SQLITE_CONSTRAINT | (7 << 8)
+    /// SQLite's fixed text for a foreign key violation, which tells a RESTRICT apart from a user's
+    /// trigger (`RAISE(ABORT, …)` with their own text) under the same code.
+    static let foreignKeyText = "FOREIGN KEY constraint failed"
     /// A WAL read transaction that wrote after another connection committed: its snapshot is stale.
     static let busySnapshot = SQLITE_BUSY | (2 << 8)
 
     init(status: Int32, message: String, sql: String?) {
         let detail = message.split(separator: ":", maxSplits: 1).dropFirst().first.map { $0.trimmingCharacters(in: .whitespaces) }
+        let status = status == Self.trigger && message == Self.foreignKeyText ? Self.foreignKey : status
         switch status {
         case Self.unique, Self.primaryKey:
             kind = .uniqueViolation

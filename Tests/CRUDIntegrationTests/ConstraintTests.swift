@@ -57,6 +57,23 @@ struct ConstraintTests {
         #expect(try bikes.count() == 2)
     }
 
+    @Test("deleting a row that a RESTRICT foreign key references is a foreign key violation on every backend", arguments: Backend.all)
+    func restrict(_ backend: Backend) throws { try restrict(backend.open(), backend) }
+
+    func restrict<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) throws {
+        let db = Database(configuration: configuration)
+        try db.create(Rider.self)
+        try db.create(Rack.self)
+        try db.table(Rider.self).insert(Rider(id: 1, name: "Ann"))
+        try db.table(Rack.self).insert(Rack(id: 1, riderId: 1))
+        let error = #expect(throws: CRUDSQLExeError.self) { try db.table(Rider.self).where(\Rider.id == 1).delete() }
+        #expect(error?.kind == .foreignKeyViolation, "\(String(describing: error))")
+        // PostgreSQL and MySQL name the table whose key refuses; SQLite names none, and the
+        // statement's table stands in.
+        #expect(error?.table == (backend == .sqlite ? "Rider" : "Rack"), "\(String(describing: error?.databaseMessage))")
+        #expect(try db.table(Rider.self).count() == 1, "the rider stays")
+    }
+
     @Test("a constraint naming a key path that is not a column is a clear error at create", arguments: Backend.all)
     func badConstraint(_ backend: Backend) throws { try badConstraint(backend.open()) }
 

@@ -62,6 +62,9 @@ struct ErrorKindTests {
             (SQLITE_READONLY, .readOnly), (SQLITE_READONLY | (1 << 8), .readOnly), (SQLITE_ERROR, .syntaxOrSchema),
             (SQLITE_SCHEMA, .syntaxOrSchema), (SQLITE_IOERR, .other), (SQLITE_FULL, .other), (SQLITE_CORRUPT, .other),
         ]
+        #expect(SQLiteFailure(status: SQLITE_CONSTRAINT | (7 << 8), message: "FOREIGN KEY constraint failed", sql: nil).kind
+            == .foreignKeyViolation, "a RESTRICT foreign key, which SQLite reports as a trigger's")
+        #expect(SQLiteFailure(status: SQLITE_CONSTRAINT | (7 << 8), message: "a user's RAISE(ABORT)", sql: nil).kind == .other)
         for (status, kind) in kinds {
             #expect(SQLiteFailure(status: status, message: "", sql: nil).kind == kind, "SQLite code \(status)")
         }

@@ -180,6 +180,14 @@ struct Bike: CRUDModel {
     ]
 }
 
+/// A rack that refuses to lose its rider while it holds a bike of theirs.
+struct Rack: CRUDModel {
+    let id: Int
+    var riderId: Int
+
+    static let crudConstraints: [CRUDConstraint<Rack>] = [.foreignKey(\.riderId, references: \Rider.id, onDelete: .restrict)]
+}
+
 struct BadConstraint: CRUDModel {
     let id: Int
     var name: String
