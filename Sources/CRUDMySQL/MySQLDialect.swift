@@ -21,6 +21,9 @@ public struct MySQLDialect: CRUDDialect {
     /// MySQL refuses names over 64 characters; counted in bytes here, which is never more.
     public var maxIdentifierBytes: Int? { 64 }
 
+    /// InnoDB parses `SET DEFAULT` and then refuses the delete it should have handled (1451).
+    public var supportsSetDefaultAction: Bool { false }
+
     /// MariaDB has `DELETE … RETURNING`, and `INSERT … RETURNING` from 10.5 on; MySQL has neither, and
     /// neither has `UPDATE … RETURNING`.
     public func canReturn(from kind: CRUDChangeKind) -> Bool {

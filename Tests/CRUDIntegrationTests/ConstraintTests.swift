@@ -74,6 +74,26 @@ struct ConstraintTests {
         #expect(try db.table(Rider.self).count() == 1, "the rider stays")
     }
 
+    @Test("ON DELETE SET DEFAULT: carried out on SQLite and PostgreSQL; refused at create on MySQL, whose InnoDB accepts it and then refuses deletes",
+          arguments: Backend.all)
+    func setDefault(_ backend: Backend) throws { try setDefault(backend.open(), backend) }
+
+    func setDefault<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) throws {
+        let db = Database(configuration: configuration)
+        try db.create(Rider.self)
+        guard backend != .mysql else {
+            let error = #expect(throws: CRUDSQLGenError.self) { try db.create(Locker.self) }
+            #expect(error?.msg.contains(".setDefault") == true && error?.msg.contains("use .setNull") == true, "\(String(describing: error))")
+            #expect(try TableColumns(db).columnNames(ofTable: "Locker") == nil, "nothing was created")
+            return
+        }
+        try db.create(Locker.self)
+        try db.table(Rider.self).insert(Rider(id: 1, name: "Ann"))
+        try db.table(Locker.self).insert(Locker(id: 1, riderId: 1))
+        try db.table(Rider.self).where(\Rider.id == 1).delete()
+        #expect(try db.table(Locker.self).select().map(\.riderId) == [nil])
+    }
+
     @Test("a constraint naming a key path that is not a column is a clear error at create", arguments: Backend.all)
     func badConstraint(_ backend: Backend) throws { try badConstraint(backend.open()) }
 

@@ -93,6 +93,10 @@ public protocol CRUDDialect: Sendable {
     /// matters: names CRUD makes up (an index's) are shortened to fit, with a hash that keeps them
     /// distinct, where the database would cut them itself and make two the same. The default is `nil`.
     var maxIdentifierBytes: Int? { get }
+
+    /// Whether a foreign key's `ON DELETE`/`ON UPDATE SET DEFAULT` works; `false` where the database
+    /// accepts it but does not carry it out (InnoDB), so that `create` refuses it. The default is `true`.
+    var supportsSetDefaultAction: Bool { get }
 }
 
 extension CRUDDialect {
@@ -133,6 +137,8 @@ extension CRUDDialect {
     public var alterTableRebuilds: Bool { true }
 
     public var maxIdentifierBytes: Int? { nil }
+
+    public var supportsSetDefaultAction: Bool { true }
 
     public var transactionalDDL: Bool { true }
 

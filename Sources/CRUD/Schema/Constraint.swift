@@ -83,14 +83,18 @@ public struct CRUDConstraint<Model: CRUDModel>: Sendable {
             guard let target, let index = targetModel.crudColumnIndex(ofAny: target) else {
                 throw CRUDSQLGenError("create: the foreign key \(columns[0]) of \(Model.self) references \(String(describing: target)), which names no column of \(targetModel)")
             }
-            let constraint = name ?? "\(schema.name)_\(names.joined(separator: "_"))_fkey"
+            if !dialect.supportsSetDefaultAction, onDelete == .setDefault || onUpdate == .setDefault {
+                throw CRUDSQLGenError("create: the foreign key \(columns[0]) of \(Model.self) uses .setDefault, which \(dialect.name) accepts "
+                    + "but does not carry out (InnoDB then refuses the delete or update, error 1451); use .setNull, .cascade or .restrict")
+            }
+            let constraint = name ?? SQLBuilder.identifier("\(schema.name)_\(names.joined(separator: "_"))_fkey", fitting: dialect.maxIdentifierBytes)
             return (constraint, "CONSTRAINT \(dialect.quote(constraint)) FOREIGN KEY (\(list)) REFERENCES \(dialect.quote(targetModel.crudSchema.name)) "
                 + "(\(dialect.quote(targetModel.crudSchema.columns[index].name))) ON DELETE \(onDelete.rawValue) ON UPDATE \(onUpdate.rawValue)")
         case .unique:
-            let constraint = name ?? "\(schema.name)_\(names.joined(separator: "_"))_key"
+            let constraint = name ?? SQLBuilder.identifier("\(schema.name)_\(names.joined(separator: "_"))_key", fitting: dialect.maxIdentifierBytes)
             return (constraint, "CONSTRAINT \(dialect.quote(constraint)) UNIQUE (\(list))")
         case let .check(condition):
-            let constraint = name ?? "\(schema.name)_check"
+            let constraint = name ?? SQLBuilder.identifier("\(schema.name)_check", fitting: dialect.maxIdentifierBytes)
             return (constraint, "CONSTRAINT \(dialect.quote(constraint)) CHECK (\(condition))")
         }
     }

@@ -188,6 +188,14 @@ struct Rack: CRUDModel {
     static let crudConstraints: [CRUDConstraint<Rack>] = [.foreignKey(\.riderId, references: \Rider.id, onDelete: .restrict)]
 }
 
+/// A locker whose rider, when deleted, leaves it to the column's default (NULL).
+struct Locker: CRUDModel {
+    let id: Int
+    var riderId: Int?
+
+    static let crudConstraints: [CRUDConstraint<Locker>] = [.foreignKey(\.riderId, references: \Rider.id, onDelete: .setDefault)]
+}
+
 struct BadConstraint: CRUDModel {
     let id: Int
     var name: String
