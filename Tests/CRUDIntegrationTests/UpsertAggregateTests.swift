@@ -40,6 +40,23 @@ struct UpsertAggregateTests {
         #expect(changes.items == ["insert 1", "insert 2", "insert 3", "update 1", "insert 4", "update 3", "insert 5", "update 5"])
     }
 
+    @Test("upsert by the key of a row whose other unique column collides too: the row is updated on every backend; a new key taking another row's unique value fails",
+          arguments: Backend.all)
+    func upsertWithAnotherUniqueKey(_ backend: Backend) async throws { try await upsertWithAnotherUniqueKey(backend.open()) }
+
+    func upsertWithAnotherUniqueKey<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
+        let db = Database(configuration: configuration)
+        try await db.create(Label.self)
+        let labels = db.table(Label.self)
+        try await labels.insert(Label(id: 1, name: "a", n: 1))
+        #expect(try await labels.upsert(Label(id: 1, name: "a", n: 2), onConflict: \.id) == 1)
+        #expect(try await labels.upsert(Label(id: 1, name: "a", n: 9), onConflict: \.id, do: .ignore) == 0, "ignored rows do not count")
+        #expect(try await labels.select().map { $0 } == [Label(id: 1, name: "a", n: 2)], "updated once, then kept")
+        let taken = await #expect(throws: CRUDSQLExeError.self) { try await labels.upsert(Label(id: 2, name: "a", n: 3), onConflict: \.id) }
+        #expect(taken?.kind == .uniqueViolation, "\(String(describing: taken))")
+        #expect(try await labels.count() == 1)
+    }
+
     @Test("sum, min, max, avg typed by the column, after where, nil over no rows; exists()", arguments: Backend.all)
     func aggregates(_ backend: Backend) async throws { try await aggregates(backend.open()) }
 

@@ -104,9 +104,11 @@ extension Table {
     }
 
     /// The upsert where no clause names the conflict target (MySQL): each row is inserted, and one
-    /// whose insert collides with one of the target's `keys` is updated by the target instead (kept,
-    /// when nothing is to be updated); a collision on another key fails, as it does elsewhere. Runs
-    /// inside a transaction, so the lock the collision takes keeps the row until it is updated.
+    /// whose insert collides with a stored row is updated by the target instead (kept, when nothing
+    /// is to be updated). The database names only one of the keys a row collides on, not always the
+    /// target's, so a collision on another key counts as the target's when a row with the target's
+    /// values exists; otherwise it fails, as it does elsewhere. Runs inside a transaction, so the
+    /// lock the collision takes keeps the row until it is updated.
     private func insertOrUpdate(_ instances: [A], target: [Int], keys: Set<String>, updated: [Int],
                                 in session: CRUDSession<D.Configuration.Connection>) throws -> Int {
         let schema = A.crudSchema
@@ -114,14 +116,21 @@ extension Table {
         let insertCapture = session.changeCapture(for: schema, writing: .insert)
         let insert = builder.insert(into: schema, columns: Array(schema.columns.indices), returning: insertCapture.returning)
         let update = updated.isEmpty ? nil : builder.update(schema, columns: updated, matching: target)
+        let existing = builder.select(target[0], of: schema, matching: target)
         var written = 0
         for instance in instances {
-            let collision = try session.attemptStatement(insert, expected: { $0.kind == .uniqueViolation && $0.constraint.map(keys.contains) == true }) {
+            let collision = try session.attemptStatement(insert, expected: { $0.kind == .uniqueViolation }) {
                 var binder = $0
                 try instance.crudBindRow(to: &binder, from: 0)
                 try session.step($0, writing: .insert, in: schema.name, capture: insertCapture)
             }
-            if collision != nil {
+            if let collision {
+                let onTarget = try collision.constraint.map(keys.contains) == true || session.withStatement(existing) { statement in
+                    var binder = statement
+                    try instance.crudBind(columns: target, to: &binder)
+                    return try statement.step()
+                }
+                guard onTarget else { throw CRUDLogging.logged(collision) }
                 guard let update else { continue }
                 func write(_ capture: CRUDChangeCapture) throws {
                     try session.withStatement(update) { statement in

@@ -188,6 +188,15 @@ struct Rack: CRUDModel {
     static let crudConstraints: [CRUDConstraint<Rack>] = [.foreignKey(\.riderId, references: \Rider.id, onDelete: .restrict)]
 }
 
+/// A row whose name is unique besides its key: an upsert by id meets both.
+struct Label: CRUDModel, Equatable {
+    let id: Int
+    var name: String
+    var n: Int
+
+    static let crudConstraints: [CRUDConstraint<Label>] = [.unique(\.name)]
+}
+
 /// A locker whose rider, when deleted, leaves it to the column's default (NULL).
 struct Locker: CRUDModel {
     let id: Int
