@@ -15,6 +15,33 @@ struct DiagnosticTests {
         #expect(errors("enum Mood { case a }\nextension Mood: CRUDModel {}").first?.hasPrefix("Model.swift:1:1: error: 'Mood' is an enum") == true)
     }
 
+    @Test("a model declared inside a function, a closure or top-level code is an error at its declaration, saying where to move it")
+    func localModel() {
+        let source = """
+            import CRUD
+            func testJoin() throws {
+                struct Parent: CRUDModel, Codable {
+                    let id: Int
+                }
+                let make = {
+                    final class Helper {}
+                    struct Child: CRUD.CRUDModel { let id: Int }
+                }
+            }
+            do {
+                struct Loose: Codable, Equatable, CRUDModel { let id: Int }
+            }
+            func notAModel() { struct Plain: Codable { let id: Int } }
+            struct Fine: CRUDModel { let id: Int }
+            """
+        let found = errors(source)
+        #expect(found == [
+            "Model.swift:3:5: error: model 'Parent' is declared inside a function, closure or top-level code, where the generated code cannot extend it; declare it at file scope or inside a type",
+            "Model.swift:8:9: error: model 'Child' is declared inside a function, closure or top-level code, where the generated code cannot extend it; declare it at file scope or inside a type",
+            "Model.swift:12:5: error: model 'Loose' is declared inside a function, closure or top-level code, where the generated code cannot extend it; declare it at file scope or inside a type",
+        ], "\(found)")
+    }
+
     @Test("an unsupported property type points at the type")
     func unsupportedType() {
         let found = errors("struct Shop: CRUDModel {\n    let id: Int\n    var tags: Set<String>\n}")

@@ -36,6 +36,10 @@ struct ModelAnalyzer {
             for declaration in parsed.types {
                 analyzer.collect(declaration, file: parsed.file, modifierChain: [])
             }
+            for local in parsed.localModels {
+                analyzer.error(parsed.file, local.offset, "model '\(local.name)' is declared inside a function, closure or top-level code, "
+                    + "where the generated code cannot extend it; declare it at file scope or inside a type")
+            }
         }
         analyzer.findModels()
         return analyzer.result

@@ -10,11 +10,15 @@ struct DeclarationParser {
     private let file: SourceFile
     private let tokens: [Token]
     private var index = 0
+    /// Types declared `CRUDModel` inside skipped code (a function or closure body, top-level code):
+    /// generated code cannot extend a local type, so the analyzer reports them.
+    private var localModels: [LocalModelDeclaration] = []
 
     static func parse(_ file: SourceFile) -> ParsedFile {
         var parser = DeclarationParser(file: file, tokens: Lexer.tokenize(file))
         let members = parser.parseScope(Scope(enclosing: [], condition: [], isBody: false, isEnum: false))
-        return ParsedFile(file: file, types: members.nestedTypes, typealiases: members.typealiases, imports: members.imports)
+        return ParsedFile(file: file, types: members.nestedTypes, typealiases: members.typealiases, imports: members.imports,
+                          localModels: parser.localModels)
     }
 
     private init(file: SourceFile, tokens: [Token]) {
@@ -81,10 +85,13 @@ struct DeclarationParser {
     /// From an opening bracket at `index`, moves past its matching closer (or to the end of input).
     /// Closers of another kind end the run too, so a stray `}` inside parentheses cannot swallow the
     /// rest of the file.
-    private mutating func skipBalanced() {
+    /// Skips a bracketed run; what it skips is code, not members, so a model declared there is
+    /// local (`findingLocalModels`, unless the run is a type body too deep to read).
+    private mutating func skipBalanced(findingLocalModels: Bool = true) {
         var stack: [UInt8] = []
         while let token = current {
             index += 1
+            if findingLocalModels, token.kind == .identifier, !stack.isEmpty { noteLocalModel(at: index - 1) }
             guard token.kind == .punctuation else { continue }
             switch file.bytes[token.start] {
             case Ascii.openParen: stack.append(Ascii.closeParen)
@@ -96,6 +103,28 @@ struct DeclarationParser {
             default: break
             }
             if stack.isEmpty { return }
+        }
+    }
+
+    /// Records a `struct`, `class`, `enum` or `actor` at `position` that lists `CRUDModel` among
+    /// what it conforms to.
+    private mutating func noteLocalModel(at position: Int) {
+        let keyword = tokens[position]
+        // Most identifiers in code start with none of these letters: no text is made for them.
+        guard [UInt8(ascii: "s"), UInt8(ascii: "c"), UInt8(ascii: "e"), UInt8(ascii: "a")].contains(file.bytes[keyword.start]),
+              ["struct", "class", "enum", "actor"].contains(text(keyword)), position + 1 < tokens.count,
+              tokens[position + 1].kind == .identifier else { return }
+        var cursor = position + 2
+        var inInheritance = false
+        while cursor < tokens.count, cursor < position + 64 {
+            let token = tokens[cursor]
+            if isPunctuation(token, Ascii.openBrace) || isIdentifier(token, "where") { return }
+            if isPunctuation(token, Ascii.colon) { inInheritance = true }
+            if inInheritance, token.kind == .identifier, text(token) == "CRUDModel" {
+                localModels.append(LocalModelDeclaration(name: name(tokens[position + 1]), offset: keyword.start))
+                return
+            }
+            cursor += 1
         }
     }
 
@@ -320,7 +349,7 @@ struct DeclarationParser {
             condition: condition.isEmpty ? nil : condition.joined(separator: " && "))
         guard let open = current, isPunctuation(open, Ascii.openBrace) else { return declaration }
         guard scope.enclosing.count < Self.maximumTypeNesting else {
-            skipBalanced()
+            skipBalanced(findingLocalModels: false)
             return declaration
         }
         index += 1

@@ -9,6 +9,15 @@ struct ParsedFile {
     /// File-scope `typealias` declarations.
     var typealiases: [TypealiasDeclaration]
     var imports: [ImportDeclaration]
+    /// Types declared `CRUDModel` inside a function, closure or top-level code.
+    var localModels: [LocalModelDeclaration] = []
+}
+
+/// A model declared where generated code cannot extend it: in a function, closure or top-level code.
+struct LocalModelDeclaration {
+    var name: String
+    /// Where its `struct` (or `class`, `enum`, `actor`) keyword starts.
+    var offset: Int
 }
 
 /// A `struct`, `class`, `enum`, `actor`, `protocol` or `extension` and its members.
