@@ -38,6 +38,11 @@ struct ReturningTests {
             let defs = try table.returning(insert: items, ignoreKeys: \.def)
             #expect(defs.map { $0.id } == items.map { $0.id })
             #expect(defs.compactMap { $0.def }.count == defs.count)
+            let one = ReturningItem(id: UUID(), def: 5)
+            let stored = try table.returning(insert: one, ignoreKeys: \.def)
+            #expect(stored.id == one.id && stored.def != nil && stored.def != 5, "the database's value, not the left-out one")
+            #expect(try table.returning(insert: ReturningItem(id: UUID(), def: 8), setKeys: \.id).def == stored.def,
+                    "only the id was written; the rest is the database's default")
         }
         // returning update
         do {
@@ -75,6 +80,8 @@ struct ReturningTests {
         let rows = try await table.returning(insert: [ReturningItem(id: UUID())], ignoreKeys: \.def)
         #expect(rows.map(\.def) == [42])
         #expect(try await table.returning(insert: ReturningItem(id: UUID(), def: 9)).def == 9)
+        #expect(try await table.returning(insert: ReturningItem(id: UUID(), def: 9), ignoreKeys: \.def).def == 42)
+        #expect(try await table.returning(insert: ReturningItem(id: UUID(), def: 9), setKeys: \.id).def == 42)
         guard backend != .mysql else {
             await #expect(throws: CRUDSQLGenError.self) {
                 try await table.where(\ReturningItem.id == id).returning(\.def, update: ReturningItem(id: id, def: 300), ignoreKeys: \.id)
@@ -85,7 +92,7 @@ struct ReturningTests {
         let updated = try await table.where(\ReturningItem.id == id).returning(\.def, update: ReturningItem(id: id, def: 300), ignoreKeys: \.id)
         #expect(updated == [300])
         #expect(try await table.where(\ReturningItem.id == id).returning(\.def, update: ReturningItem(id: id, def: 301), setKeys: \.def) == [301])
-        #expect(try await table.count() == 7)
+        #expect(try await table.count() == 9)
     }
 
     @Test("a returning insert that collides is a unique violation, and the same statement then works again",

@@ -120,6 +120,25 @@ extension Table {
                                 returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }
         }
     }
+
+    /// Inserts one row with only the named columns and returns it as stored.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
+    public func returning(insert instance: A, setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> A {
+        return try executor.reporting {
+            try insertReturning([instance], columns: A.crudColumns([setKeys] + rest, for: "insert"),
+                                returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }[0]
+        }
+    }
+
+    /// Inserts one row without the named columns and returns it as stored, the database's defaults
+    /// and id filled in: `let stored = try bikes.returning(insert: bike, ignoreKeys: \.id)`.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
+    public func returning(insert instance: A, ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> A {
+        return try executor.reporting {
+            try insertReturning([instance], columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"),
+                                returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }[0]
+        }
+    }
 }
 
 extension UpdateAble {
