@@ -18,6 +18,13 @@ public struct MySQLDialect: CRUDDialect {
 
     public var name: String { isMariaDB ? "MariaDB" : "MySQL" }
 
+    /// A named user lock, which waits up to a day for the migrator holding it (MariaDB takes no
+    /// negative "forever"); schema changes commit at once on MySQL, so each step's transaction
+    /// cannot serialize migrators.
+    public var migrationLock: (lock: String, unlock: String)? {
+        ("SELECT GET_LOCK('crud_migrations', 86400)", "SELECT RELEASE_LOCK('crud_migrations')")
+    }
+
     /// MySQL refuses names over 64 characters; counted in bytes here, which is never more.
     public var maxIdentifierBytes: Int? { 64 }
 

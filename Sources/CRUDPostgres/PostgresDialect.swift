@@ -12,6 +12,12 @@ public struct PostgresDialect: CRUDDialect {
 
     public var name: String { "PostgreSQL" }
 
+    /// A session-level advisory lock under a fixed key ("CRUDmigr" in ASCII), which waits for the
+    /// migrator holding it.
+    public var migrationLock: (lock: String, unlock: String)? {
+        ("SELECT 1 FROM pg_advisory_lock(4850456405686613874)", "SELECT pg_advisory_unlock(4850456405686613874)")
+    }
+
     /// `NAMEDATALEN` - 1: PostgreSQL cuts longer names to this many bytes.
     public var maxIdentifierBytes: Int? { 63 }
 

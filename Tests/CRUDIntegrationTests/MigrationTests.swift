@@ -56,6 +56,39 @@ struct MigrationTests {
         #expect(try fresh.table(Cycle.self).count() == 2)
     }
 
+    @Test("eight migrators at once, four threads and four tasks, on a fresh database: each step runs exactly once, the others wait and skip it",
+          .timeLimit(.minutes(2)), arguments: Backend.all)
+    func concurrentMigrators(_ backend: Backend) async throws { try await concurrentMigrators(backend.open()) }
+
+    func concurrentMigrators<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
+        let runs = Collector<String>()
+        let applied = Collector<[String]>()
+        let failures = Collector<String>()
+        let migrator = Self.history(C.self, runs: runs)
+        // Each migrator on a Database value of its own, as separate parts of a program would be.
+        let threads = (0 ..< 4).map { _ in
+            Task {
+                try await onThread {
+                    do { applied.append(try migrator.migrate(Database(configuration: configuration))) } catch { failures.append("\(error)") }
+                }
+            }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0 ..< 4 {
+                group.addTask {
+                    do { applied.append(try await migrator.migrate(Database(configuration: configuration))) } catch { failures.append("\(error)") }
+                }
+            }
+        }
+        for thread in threads { try await thread.value }
+        #expect(failures.items.isEmpty, "\(failures.items.prefix(2))")
+        #expect(runs.items.sorted() == ["v1", "v2", "v3"], "each step ran once: \(runs.items)")
+        #expect(applied.items.flatMap { $0 }.sorted() == ["v1: cycles", "v2: color index, first cycles", "v3: readings, one gear more"],
+                "each step was applied by one migrator: \(applied.items)")
+        let db = Database(configuration: configuration)
+        #expect(try await db.table(Cycle.self).order(by: \.id).select().map(\.gears) == [4, 22])
+    }
+
     @Test("a step that throws is rolled back whole; the versions before it stay", arguments: Backend.all)
     func failingStep(_ backend: Backend) throws { try failingStep(backend.open(), backend) }
 

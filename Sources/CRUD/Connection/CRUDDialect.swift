@@ -97,6 +97,12 @@ public protocol CRUDDialect: Sendable {
     /// Whether a foreign key's `ON DELETE`/`ON UPDATE SET DEFAULT` works; `false` where the database
     /// accepts it but does not carry it out (InnoDB), so that `create` refuses it. The default is `true`.
     var supportsSetDefaultAction: Bool { get }
+
+    /// The statements that take and give back a lock held by one session at a time across the whole
+    /// database server, under which migrators run one after another; `nil` where each step's own
+    /// transaction already serializes them (SQLite's write lock). `lock` waits for the lock and
+    /// returns one row whose first column is 1 once it holds it. The default is `nil`.
+    var migrationLock: (lock: String, unlock: String)? { get }
 }
 
 extension CRUDDialect {
@@ -139,6 +145,8 @@ extension CRUDDialect {
     public var maxIdentifierBytes: Int? { nil }
 
     public var supportsSetDefaultAction: Bool { true }
+
+    public var migrationLock: (lock: String, unlock: String)? { nil }
 
     public var transactionalDDL: Bool { true }
 

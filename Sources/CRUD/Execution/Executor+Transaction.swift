@@ -35,6 +35,29 @@ extension CRUDExecutor {
         }
     }
 
+    /// Runs `body` with one session bound to everything it runs, holding the dialect's migration
+    /// lock from before its first statement to after its last, so that migrators (threads, tasks,
+    /// processes) run one after another; without such a lock, `body` runs as it is.
+    func holdingMigrationLock<T>(_ body: () throws -> T) throws -> T {
+        guard let (lock, unlock) = dialect.migrationLock else { return try body() }
+        func locked(_ session: Session) throws -> T {
+            let held = try session.withStatement(lock) { statement in try statement.step() && statement.readInt64(0) == 1 }
+            guard held else {
+                throw CRUDLogging.logged(CRUDSQLExeError("migrate: the migration lock could not be taken (\(lock) did not return 1): "
+                    + "another migrator held it for a day, or the server refused it", sql: lock, kind: .busyOrLocked))
+            }
+            // A lost connection gives its lock up with it; the unlock's failure is logged by `run`.
+            defer { try? session.run(unlock, ending: true) }
+            return try body()
+        }
+        if let bound = boundSession() { return try bound.locked { try locked(bound) } }
+        let session = typed(try pool.lease(.write))
+        defer { pool.giveBack(session) }
+        return try session.locked {
+            try CRUDBindings.$current.withValue(binding(session)) { try locked(session) }
+        }
+    }
+
     /// Runs the async `body` in a transaction on one connection. The body's calls run on it, one at
     /// a time; nested calls are savepoints.
     func transaction<T>(_ mode: TransactionMode, _ body: () async throws -> T) async throws -> T {

@@ -44,38 +44,58 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
     ///   twice, an applied step no longer registered or in another place, a failed step not undone);
     ///   what a step throws;
     ///   `CRUDSQLExeError`, of kind `.foreignKeyViolation` when a step leaves a row referencing none.
+    ///
+    /// Migrators run one at a time, in threads, tasks or processes alike: on PostgreSQL and MySQL the
+    /// whole run holds a database lock (an advisory lock, `GET_LOCK`), on SQLite each step's write
+    /// transaction checks the step is not applied yet. Each step runs exactly once; the others wait,
+    /// then skip it.
     @discardableResult
     public func migrate(_ db: Database<C>) throws -> [String] {
         try db.executor.reporting {
-            var seen: Set<String> = []
-            for (name, _) in steps where !seen.insert(name).inserted {
-                throw CRUDMigrationError.duplicateName(name)
-            }
-            try db.create(CRUDAppliedMigration.self)
-            let done = try applied(db)
-            for (position, record) in done.enumerated() where position >= steps.count || steps[position].name != record.name {
-                throw CRUDMigrationError.notRegistered(name: record.name, position: position)
-            }
-            var appliedNow: [String] = []
-            for (position, entry) in steps.enumerated().dropFirst(done.count) {
-                let ran: Bool
-                do {
-                    ran = try db.executor.schemaTransaction("migration \"\(entry.name)\"") { _ throws -> Bool in
-                        // Another process may have applied it since the list above was read.
-                        guard try !db.table(CRUDAppliedMigration.self).where(\CRUDAppliedMigration.name == entry.name).exists() else {
-                            return false
-                        }
-                        try entry.step(db)
-                        try db.table(CRUDAppliedMigration.self).insert(CRUDAppliedMigration(position: position, name: entry.name, appliedAt: Date()))
-                        return true
-                    }
-                } catch where !db.executor.dialect.transactionalDDL {
-                    throw CRUDMigrationError.stepNotUndone(name: entry.name, database: db.executor.dialect.name, underlying: error)
-                }
-                if ran { appliedNow.append(entry.name) }
-            }
-            return appliedNow
+            try db.executor.holdingMigrationLock { try migrateSteps(db) }
         }
+    }
+
+    /// The same for async code: the run, which waits for other migrators and holds connections
+    /// across its steps, happens on a Dispatch thread, never on Swift's cooperative pool.
+    /// - Returns: the names of the steps applied now.
+    /// - Throws: as the synchronous form.
+    @discardableResult
+    public func migrate(_ db: Database<C>) async throws -> [String] {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try self.migrate(db) }) }
+        }
+    }
+
+    private func migrateSteps(_ db: Database<C>) throws -> [String] {
+        var seen: Set<String> = []
+        for (name, _) in steps where !seen.insert(name).inserted {
+            throw CRUDMigrationError.duplicateName(name)
+        }
+        try db.create(CRUDAppliedMigration.self)
+        let done = try applied(db)
+        for (position, record) in done.enumerated() where position >= steps.count || steps[position].name != record.name {
+            throw CRUDMigrationError.notRegistered(name: record.name, position: position)
+        }
+        var appliedNow: [String] = []
+        for (position, entry) in steps.enumerated().dropFirst(done.count) {
+            let ran: Bool
+            do {
+                ran = try db.executor.schemaTransaction("migration \"\(entry.name)\"") { _ throws -> Bool in
+                    // Another process may have applied it since the list above was read.
+                    guard try !db.table(CRUDAppliedMigration.self).where(\CRUDAppliedMigration.name == entry.name).exists() else {
+                        return false
+                    }
+                    try entry.step(db)
+                    try db.table(CRUDAppliedMigration.self).insert(CRUDAppliedMigration(position: position, name: entry.name, appliedAt: Date()))
+                    return true
+                }
+            } catch where !db.executor.dialect.transactionalDDL {
+                throw CRUDMigrationError.stepNotUndone(name: entry.name, database: db.executor.dialect.name, underlying: error)
+            }
+            if ran { appliedNow.append(entry.name) }
+        }
+        return appliedNow
     }
 
     private func applied(_ db: Database<C>) throws -> [CRUDAppliedMigration] {
