@@ -256,16 +256,16 @@ final class CRUDConnectionPool: @unchecked Sendable {
         withUnsafeCurrentTask { $0 != nil }
     }
 
-    /// A session for `access` if one can be had without waiting, or `nil`.
-    func leaseNow(_ access: CRUDAccess, hold: CRUDHold = .brief) throws -> Session? {
+    /// A session for `access` if one can be had without waiting, or `nil`; the caller uses it at
+    /// once, without suspending.
+    func leaseNow(_ access: CRUDAccess) throws -> Session? {
         lock.lock()
         guard let handover = grant(access) else {
             lock.unlock()
             return nil
         }
-        begin(hold, handover)
         lock.unlock()
-        return try session(for: handover, hold: hold)
+        return try session(for: handover, hold: .brief)
     }
 
     /// A session for `access`, waiting up to `timeout` for one to be free. The caller gives it back
