@@ -44,6 +44,11 @@ public struct MySQLDialect: CRUDDialect {
     /// Every schema change commits the open transaction.
     public var transactionalDDL: Bool { false }
 
+    /// `lock_wait_timeout` bounds the wait for a metadata lock (a year by default).
+    public func lockWaitLimit(seconds: Int) -> String? {
+        "SET SESSION lock_wait_timeout = \(max(1, seconds))"
+    }
+
     /// `LONGTEXT`/`LONGBLOB` hold what `TEXT`/`BLOB` hold elsewhere (up to 4 GB); `DATETIME(6)` in
     /// UTC keeps microseconds and no zone; a UUID is `BINARY(16)`: 16 bytes, compared and indexed
     /// as bytes, where `CHAR(36)` would take 36 and compare as text. `JSON` is MySQL's JSON type,

@@ -180,19 +180,118 @@ struct MySQLTests {
         #expect(try db.table(Defaults.self).insert(many, ignoreKeys: \.id).lastInsertId() == UInt64(45))
     }
 
-    @Test("a schema change inside a transaction is refused: MySQL would commit the work before it")
+    @Test("a schema change inside a transaction runs on a connection of its own: the transaction stays open, its rollback does not undo it")
     func schemaChangeInTransaction() throws {
         let db = try Self.database()
         try db.create(Course.self)
-        let error = #expect(throws: CRUDSQLGenError.self) {
+        try db.transaction {
+            try db.table(Course.self).insert(Course(id: 1, title: "committed with the transaction"))
+            try db.create(Pupil.self, policy: .shallow).insert(Pupil(id: 1, name: "Ada", nickname: nil))
+            try db.create(Grade.self)
+            try db.table(Grade.self).index(\.score)
+            try db.table(Grade.self).insert(Grade(id: 1, pupilId: 1, score: 3))
+        }
+        #expect(try db.table(Course.self).select().map(\.id) == [1])
+        #expect(try db.table(Pupil.self).select().map(\.name) == ["Ada"])
+        #expect(try db.table(Grade.self).select().map(\.score) == [3])
+
+        struct Undone: Error {}
+        #expect(throws: Undone.self) {
             try db.transaction {
-                try db.table(Course.self).insert(Course(id: 1, title: "kept only if the transaction commits"))
-                try db.create(Pupil.self)
+                try db.table(Course.self).insert(Course(id: 2, title: "rolled back"))
+                try db.create(Enrollment.self)
+                // Had the CREATE committed the transaction, the insert would stay.
+                throw Undone()
             }
         }
-        #expect(error?.msg.contains("MariaDB commits the open transaction at every schema change") == true)
-        #expect(try db.table(Course.self).count() == 0, "the insert was rolled back, not committed by a CREATE")
-        #expect(try db.withConnection { try $0.columnNames(ofTable: "Pupil") } == nil)
+        #expect(try db.table(Course.self).select().map(\.id) == [1], "the insert was rolled back: the CREATE committed nothing")
+        #expect(try db.withConnection { try $0.columnNames(ofTable: "Enrollment") } != nil, "the rollback does not undo the CREATE")
+    }
+
+    @Test("the async forms make a schema change beside the transaction too, and refuse it for a table the transaction used")
+    func schemaChangeInAsyncTransaction() async throws {
+        let db = try Self.database()
+        try await db.create(Course.self)
+        try await db.transaction { db in
+            try await db.table(Course.self).insert(Course(id: 1, title: "async"))
+            try await db.create(Class.self, policy: .shallow).insert(Class(id: 1))
+        }
+        #expect(try await db.table(Course.self).select().map(\.id) == [1])
+        #expect(try await db.table(Class.self).count() == 1)
+        await #expect(throws: CRUDSQLGenError.self) {
+            try await db.transaction { db in
+                try await db.table(Class.self).insert(Class(id: 2))
+                try await db.table(Class.self).index(\.id)
+            }
+        }
+        #expect(try await db.table(Class.self).count() == 1)
+    }
+
+    @Test("a schema change to a table the transaction used is refused: MySQL's metadata lock would make it wait forever")
+    func schemaChangeOnUsedTable() throws {
+        let db = try Self.database()
+        try db.create(Course.self)
+        try db.table(Course.self).insert(Course(id: 1, title: "kept"))
+        let started = Date()
+        let refused = #expect(throws: CRUDSQLGenError.self) {
+            try db.transaction {
+                try db.table(Course.self).insert(Course(id: 2, title: "rolled back"))
+                try db.create(Course.self, policy: .dropTable)
+            }
+        }
+        #expect(refused?.msg.contains("the transaction has used the table \"Course\"") == true, "\(String(describing: refused))")
+        #expect(refused?.msg.contains("before the transaction begins or after it ends") == true)
+        #expect(Date().timeIntervalSince(started) < 5, "refused at once, not after a wait")
+        #expect(try db.table(Course.self).select().map(\.id) == [1], "the table was not dropped, and the insert was rolled back")
+
+        // Raw SQL names tables the chain does not know of: its names count too, quoted or not.
+        for statement in ["INSERT INTO Course (id, title) VALUES (3, 'raw')", "SELECT COUNT(*) FROM `Course` WHERE title <> 'x'"] {
+            let raw = #expect(throws: CRUDSQLGenError.self) {
+                try db.transaction {
+                    try db.sql(statement)
+                    try db.table(Course.self).index(\.title)
+                }
+            }
+            #expect(raw?.msg.contains("has used the table \"Course\"") == true, "\(statement): \(String(describing: raw))")
+        }
+        // A table used only by a transaction that ended is free again.
+        try db.transaction { try db.table(Course.self).insert(Course(id: 4, title: "committed")) }
+        try db.transaction { try db.table(Course.self).index(\.title) }
+        #expect(try db.table(Course.self).select().map(\.id) == [1, 4])
+
+        let migrator = { var migrator = CRUDMigrator<MySQLDatabaseConfiguration>(); migrator.register("pupils") { try $0.create(Pupil.self) }; return migrator }()
+        let migration = #expect(throws: CRUDSQLGenError.self) { try db.transaction { try migrator.migrate(db) } }
+        #expect(migration?.msg.contains("call migrate outside any transaction") == true, "\(String(describing: migration))")
+        #expect(try migrator.migrate(db) == ["pupils"])
+    }
+
+    @Test("a schema change beside a transaction waits no longer than the pool's timeout for another's lock", .timeLimit(.minutes(1)))
+    func schemaChangeBesideWaitsBounded() throws {
+        let server = try Self.server()
+        let db = Database(configuration: try server.freshConfiguration())
+        try db.create(Course.self)
+        let name = try #require(try db.sql("SELECT DATABASE() AS \"text\"", TextValue.self).first?.text)
+        let other = Database(configuration: try server.configuration(database: name, pool: .init(timeout: .seconds(2))))
+        // Another connection's open transaction holds Course's metadata lock.
+        let holder = try db.createChild()
+        try holder.beginTransaction()
+        try holder.table(Course.self).insert(Course(id: 1, title: "held"))
+        let started = Date()
+        let waited = #expect(throws: CRUDSQLExeError.self) {
+            try other.transaction {
+                try other.create(Pupil.self, policy: .shallow)
+                try other.table(Course.self).index(\.title)
+            }
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        try holder.rollbackTransaction()
+        #expect(waited?.kind == .busyOrLocked)
+        #expect(waited?.code == "1205", "ER_LOCK_WAIT_TIMEOUT")
+        #expect(waited?.msg.contains("index on Course: made beside the open transaction") == true, "\(String(describing: waited))")
+        #expect(waited?.msg.contains("waited 2 s") == true)
+        #expect(elapsed >= 1.5 && elapsed < 20, "\(elapsed) s")
+        #expect(try other.withConnection { try $0.columnNames(ofTable: "Pupil") } != nil, "the CREATE before it was made, and stays")
+        try other.transaction { try other.table(Course.self).index(\.title) }
     }
 
     @Test("joins with a limit on the parents: MySQL takes the limited subquery as a derived table")

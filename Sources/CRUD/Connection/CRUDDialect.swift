@@ -78,6 +78,13 @@ public protocol CRUDDialect: Sendable {
     /// each one commits the open transaction (MySQL). The default is `true`.
     var transactionalDDL: Bool { get }
 
+    /// The statement that limits how long a connection waits for another's lock on a table's
+    /// definition to `seconds`, where a schema change can wait for one (MySQL's metadata locks,
+    /// which a transaction keeps on every table it used until it ends), or `nil`. A schema change
+    /// that CRUD runs beside an open transaction waits no longer than the pool's timeout. The
+    /// default is `nil`.
+    func lockWaitLimit(seconds: Int) -> String?
+
     /// Whether `alterTable` rebuilds a table (SQLite, whose `ALTER TABLE` cannot retype a column)
     /// rather than change its columns in place with `alterColumn`. The default is `true`.
     var alterTableRebuilds: Bool { get }
@@ -149,6 +156,8 @@ extension CRUDDialect {
     public var migrationLock: (lock: String, unlock: String)? { nil }
 
     public var transactionalDDL: Bool { true }
+
+    public func lockWaitLimit(seconds: Int) -> String? { nil }
 
     public var defaultValuesClause: String { " DEFAULT VALUES" }
 

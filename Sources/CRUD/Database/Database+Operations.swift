@@ -32,11 +32,9 @@ extension Database {
     public func create<A: CRUDModel>(_ type: A.Type, primaryKey: PartialKeyPath<A>? = nil,
                                      policy: TableCreatePolicy = .defaultPolicy) throws -> Create<A, Database<C>> {
         let key = try Self.primaryKeyColumn(primaryKey, of: A.self, for: "create")
-        try executor.withSession(.write) { session in
-            try session.schemaChange("create(\(A.self).self)") {
-                var created: Set<ObjectIdentifier> = []
-                try createTable(A.self, primaryKey: key, policy: policy, created: &created, on: session)
-            }
+        try executor.schemaChange("create(\(A.self).self)", tables: A.crudSchemaTables(deep: !policy.contains(.shallow))) { session in
+            var created: Set<ObjectIdentifier> = []
+            try createTable(A.self, primaryKey: key, policy: policy, created: &created, on: session)
         }
         return Create(table: table(A.self))
     }

@@ -14,24 +14,72 @@ extension CRUDExecutor {
         }
     }
 
-    /// Runs `body`, which changes the schema, in a transaction whose foreign keys are off until it
-    /// ends and checked before it commits (`CRUDConnection.withForeignKeysOff`), for steps that
-    /// rebuild tables. Inside a transaction already, `body` runs in a savepoint of it, with the
-    /// enforcement as it is. Where DDL is not transactional (MySQL), see `CRUDSession.schemaChange`.
-    func schemaTransaction<T>(_ operation: String, _ body: (Session) throws -> T) throws -> T {
-        if let bound = boundSession() { return try bound.locked { try bound.schemaChange(operation) { try body(bound) } } }
+    /// Runs the schema changes `body` makes to `tables` (`CREATE`, `ALTER`, `DROP`, and the tables
+    /// their foreign keys reference): where the database's DDL is transactional, in a transaction of
+    /// their own (`single` skips it for one statement), or in a savepoint of the caller's; where every
+    /// schema change commits the open transaction (MySQL), outside any, and inside one on a
+    /// connection of their own (`besideTransaction`).
+    /// - Throws: `CRUDSQLGenError` naming `operation` when the caller's transaction used one of
+    ///   `tables` on MySQL; what `body` throws.
+    func schemaChange<T>(_ operation: String, tables: [String], single: Bool = false, _ body: (Session) throws -> T) throws -> T {
+        try withSession(.write) { session in
+            if dialect.transactionalDDL { return single ? try body(session) : try session.transaction(.default) { try body(session) } }
+            guard session.transactionDepth > 0 else { return try body(session) }
+            return try besideTransaction(of: session, operation, tables: tables, body)
+        }
+    }
+
+    /// Runs `body`, which changes the schema of `tables`, in a transaction whose foreign keys are
+    /// off until it ends and checked before it commits (`CRUDConnection.withForeignKeysOff`), for
+    /// steps that rebuild tables. Inside a transaction already, it is `schemaChange`: a savepoint
+    /// of it, with the enforcement as it is, or on MySQL a connection of its own.
+    func schemaTransaction<T>(_ operation: String, tables: [String], _ body: (Session) throws -> T) throws -> T {
+        if boundSession() != nil { return try schemaChange(operation, tables: tables, body) }
         let session = typed(try pool.lease(.write))
         defer { pool.giveBack(session) }
         return try session.locked {
             try CRUDBindings.$current.withValue(binding(session)) {
                 try session.connection.withForeignKeysOff {
-                    try session.schemaChange(operation) {
+                    func checked() throws -> T {
                         let result = try body(session)
                         try session.connection.checkForeignKeys()
                         return result
                     }
+                    return dialect.transactionalDDL ? try session.transaction(.default, checked) : try checked()
                 }
             }
+        }
+    }
+
+    /// Runs `body`'s schema changes on a connection opened for them alone, beside the transaction
+    /// that `session` holds open, where a schema change inside it would commit it (MySQL): the
+    /// transaction stays open, and its rollback does not undo them. Refused when the transaction may
+    /// have used one of `tables`, since it keeps their metadata locks until it ends and the other
+    /// connection would wait for it forever; any other wait for a lock ends after the pool's timeout.
+    /// - Throws: `CRUDSQLGenError` for a table the transaction used; `CRUDSQLExeError` of kind
+    ///   `.busyOrLocked` when the wait for a lock timed out; what opening the connection and `body`
+    ///   throw.
+    private func besideTransaction<T>(of session: Session, _ operation: String, tables: [String],
+                                      _ body: (Session) throws -> T) throws -> T {
+        if let used = session.transactionMayUse(anyOf: tables) {
+            throw CRUDLogging.logged(CRUDSQLGenError("\(operation): \(dialect.name) commits the open transaction at every schema change "
+                + "(CREATE, ALTER, DROP), so CRUD makes it on a connection of its own, beside the transaction; but the transaction "
+                + "has used the table \"\(used)\", which \(dialect.name) keeps locked until the transaction ends, so that connection "
+                + "would wait for it forever: make the change before the transaction begins or after it ends"))
+        }
+        let side = Session(try open(.general), role: .general, observation: observation)
+        let seconds = Int(pool.timeout.components.seconds) + (pool.timeout.components.attoseconds > 0 ? 1 : 0)
+        if let limit = dialect.lockWaitLimit(seconds: seconds) { try side.run(limit) }
+        do {
+            return try CRUDBindings.$current.withValue(binding(side)) { try body(side) }
+        } catch let error as CRUDSQLExeError where error.kind == .busyOrLocked {
+            // The driver logged the database's error as it left the statement.
+            throw CRUDSQLExeError(
+                "\(operation): made beside the open transaction (\(dialect.name) would commit the transaction at a schema change), "
+                    + "it waited \(seconds) s for a lock that another transaction holds on a table it changes, perhaps this one through "
+                    + "a foreign key, a trigger or a view: make the change before the transaction begins or after it ends "
+                    + "(\(error.databaseMessage ?? error.msg))",
+                sql: error.sql, code: error.code, databaseMessage: error.databaseMessage, kind: .busyOrLocked, table: error.table)
         }
     }
 
@@ -50,7 +98,13 @@ extension CRUDExecutor {
             defer { try? session.run(unlock, ending: true) }
             return try body()
         }
-        if let bound = boundSession() { return try bound.locked { try locked(bound) } }
+        if let bound = boundSession() {
+            if !dialect.transactionalDDL, bound.transactionDepth > 0 {
+                throw CRUDLogging.logged(CRUDSQLGenError("migrate: \(dialect.name) commits the open transaction at every schema change "
+                    + "(CREATE, ALTER, DROP), and a migration's steps make theirs one after another: call migrate outside any transaction"))
+            }
+            return try bound.locked { try locked(bound) }
+        }
         let session = typed(try pool.lease(.write))
         defer { pool.giveBack(session) }
         return try session.locked {

@@ -21,7 +21,8 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     let observation: CRUDObservationCenter
     /// How this database spells the SQL that differs between databases.
     public let dialect: any CRUDDialect
-    private let open: @Sendable (CRUDConnectionRole) throws -> Connection
+    /// Opens another connection for a role: the pool's, a child's, one beside a transaction.
+    let open: @Sendable (CRUDConnectionRole) throws -> Connection
 
     /// For drivers: an executor over connections that `open` makes.
     /// - Parameters:

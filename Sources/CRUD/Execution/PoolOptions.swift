@@ -5,7 +5,8 @@ public struct CRUDPoolOptions: Sendable {
     public var minimumConnections: Int
     /// The most connections open at once.
     public var maximumConnections: Int
-    /// How long a caller waits for a free connection before `CRUDSQLExeError`.
+    /// How long a caller waits for a free connection before `CRUDSQLExeError`; on MySQL also how
+    /// long a schema change made beside an open transaction waits for a table's lock.
     public var timeout: Duration
 
     /// Options with the given limits; by default 1 to 8 connections and a 10-second wait.

@@ -60,6 +60,12 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
     /// the generation of the slot it was prepared for (`CRUDStatementSlot`).
     @usableFromInline var ownedStatements: [(generation: Int, statement: Connection.Statement)?] = []
 
+    /// Where every schema change commits the open transaction (MySQL), the texts of the statements
+    /// the open transaction ran, so that a schema change run beside it can tell whether it used the
+    /// table (`transactionMayUse`). Empty elsewhere, and outside transactions.
+    @usableFromInline var transactionStatements: Set<String> = []
+    @usableFromInline let keepsTransactionStatements: Bool
+
     /// The keys found by `uniqueKeys(of:exactly:)`, by table and columns. Only found keys are kept:
     /// a key dropped later makes the database refuse the statement, while a missing one remembered
     /// would refuse an upsert after the key was added.
@@ -69,6 +75,7 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
         self.connection = connection
         self.observation = observation
         connectionRecordsChanges = connection.recordChanges(into: recorder)
+        keepsTransactionStatements = !connection.dialect.transactionalDDL
         super.init(role: role)
     }
 
@@ -163,6 +170,7 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
         do {
             try ensureUsable()
             statementsRun &+= 1
+            noteInTransaction(sql)
             let statement: Connection.Statement
             if slot.index < ownedStatements.count, let owned = ownedStatements[slot.index], owned.generation == slot.generation {
                 statement = owned.statement
@@ -196,6 +204,7 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
         do {
             try ensureUsable()
             statementsRun &+= 1
+            noteInTransaction(sql)
             if role != .reader { recorder.isRecording = observation.isActive }
             let statement = try connection.prepare(sql)
             do {
@@ -220,6 +229,7 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
         do {
             if !ending { try ensureUsable() }
             statementsRun &+= 1
+            noteInTransaction(sql)
             let start = recorder.statementStart
             do {
                 try connection.execute(sql)
@@ -344,20 +354,19 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
         }
     }
 
-    /// Runs the schema changes `body` makes (`CREATE`, `ALTER`, `DROP`): where the database's DDL
-    /// is transactional, in a transaction of their own so that they all happen or none (`single`
-    /// skips it for one statement); where every DDL statement commits the open transaction (MySQL),
-    /// outside any, and inside one it refuses, as the statement would commit the caller's open work.
-    /// - Throws: `CRUDSQLGenError` naming `operation` for a schema change inside a transaction on
-    ///   MySQL; what `body` throws.
-    func schemaChange<T>(_ operation: String, single: Bool = false, _ body: () throws -> T) throws -> T {
-        if dialect.transactionalDDL { return single ? try body() : try transaction(.default, body) }
-        guard transactionDepth == 0 else {
-            throw CRUDLogging.logged(CRUDSQLGenError("\(operation): \(dialect.name) commits the open transaction at every schema change "
-                + "(CREATE, ALTER, DROP), so it cannot run inside a transaction, where it would commit the work before it; "
-                + "call it outside the transaction"))
-        }
-        return try body()
+    /// Whether the open transaction may have used one of `tables`, by the names its statements
+    /// mention (kept where schema changes commit the transaction: `transactionStatements`); the
+    /// first such table, or `nil`.
+    func transactionMayUse(anyOf tables: [String]) -> String? {
+        var names: Set<String> = []
+        for sql in transactionStatements { SQLNames.collect(from: sql, into: &names) }
+        return tables.first { names.contains($0.lowercased()) }
+    }
+
+    /// Notes a statement the open transaction runs, where `transactionMayUse` needs to know.
+    @usableFromInline @inline(__always)
+    func noteInTransaction(_ sql: String) {
+        if keepsTransactionStatements, transactionDepth > 0 { transactionStatements.insert(sql) }
     }
 
     /// Opens a transaction, or a savepoint inside one.
@@ -369,6 +378,7 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
                     "a transaction is already open on this connection outside CRUD's transaction API (raw SQL BEGIN?); "
                         + "use transaction { } or beginTransaction() instead, which track it"))
             }
+            transactionStatements.removeAll()
             try run(try logging { try dialect.beginTransaction(mode) })
             recorder.dropAll()
         } else {
@@ -394,6 +404,7 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
         try run(depth == 0 ? "COMMIT" : "RELEASE SAVEPOINT crud_savepoint_\(depth)")
         transactionDepth = depth
         if depth == 0 {
+            transactionStatements.removeAll()
             observation.publish(recorder.takeCommitted())
         } else {
             recorder.releaseSavepoint()
@@ -407,6 +418,7 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
         let depth = transactionDepth - 1
         transactionDepth = depth
         if depth == 0 {
+            transactionStatements.removeAll()
             recorder.dropAll()
         } else {
             recorder.rollBackSavepoint()

@@ -30,7 +30,7 @@ extension Database {
                                          renamedColumns: [String: String] = [:]) throws {
         let key = try Self.primaryKeyColumn(primaryKey, of: A.self, for: "alterTable")
         try executor.reporting {
-            try executor.schemaTransaction("alterTable(\(A.self).self)") { session in
+            try executor.schemaTransaction("alterTable(\(A.self).self)", tables: A.crudSchemaTables(deep: false)) { session in
                 let schema = A.crudSchema
                 guard let existing = try logging({ try session.connection.columns(ofTable: schema.name) }) else {
                     throw CRUDLogging.logged(CRUDSQLGenError("alterTable: the table \"\(schema.name)\" of \(A.self) does not exist; create it with create(\(A.self).self)"))

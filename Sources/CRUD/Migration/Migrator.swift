@@ -81,7 +81,7 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
         for (position, entry) in steps.enumerated().dropFirst(done.count) {
             let ran: Bool
             do {
-                ran = try db.executor.schemaTransaction("migration \"\(entry.name)\"") { _ throws -> Bool in
+                ran = try db.executor.schemaTransaction("migration \"\(entry.name)\"", tables: []) { _ throws -> Bool in
                     // Another process may have applied it since the list above was read.
                     guard try !db.table(CRUDAppliedMigration.self).where(\CRUDAppliedMigration.name == entry.name).exists() else {
                         return false

@@ -43,6 +43,29 @@ extension CRUDModel {
         try crudConstraints.map { try $0.definition(in: dialect) }
     }
 
+    /// The tables a schema change to this model's table involves: its own, those its foreign keys
+    /// reference, and with `deep` its joined types' (as `create` without `.shallow` makes them).
+    static func crudSchemaTables(deep: Bool) -> [String] {
+        var tables: [String] = []
+        var seen: Set<ObjectIdentifier> = []
+        func visit(_ model: any CRUDModel.Type) {
+            guard seen.insert(ObjectIdentifier(model)).inserted else { return }
+            tables.append(model.crudSchema.name)
+            tables += model.crudReferencedTables
+            if deep { model.crudSchema.relations.forEach { visit($0.target) } }
+        }
+        visit(self)
+        return tables
+    }
+
+    /// The tables this model's foreign keys reference.
+    static var crudReferencedTables: [String] {
+        crudConstraints.compactMap { constraint in
+            guard case let .foreignKey(target, _, _) = constraint.kind else { return nil }
+            return target.crudSchema.name
+        }
+    }
+
     /// The position of the column a type-erased key path names, or `nil` when the key path's root is
     /// not this type or the path names no column.
     public static func crudColumnIndex(ofAny keyPath: AnyKeyPath) -> Int? {

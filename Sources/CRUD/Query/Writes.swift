@@ -308,9 +308,7 @@ extension Table {
             if !columns.contains(column) { columns.append(column) }
         }
         let sql = SQLBuilder(dialect: executor.dialect).createIndex(on: A.crudSchema, columns: columns, unique: unique)
-        try executor.withSession(.write) { session in
-            try session.schemaChange("index on \(A.self)", single: true) { try session.run(sql) }
-        }
+        try executor.schemaChange("index on \(A.self)", tables: [A.crudSchema.name], single: true) { session in try session.run(sql) }
         return Index(table: self)
     }
 }

@@ -1,0 +1,54 @@
+/// The names a statement's text mentions: its words and quoted identifiers, lowercased, string
+/// literals left out. A superset of the tables it uses (column names and keywords come along), for
+/// a question that must never answer "no" wrongly: whether a transaction may have used a table.
+enum SQLNames {
+    /// Adds the names `sql` mentions to `names`.
+    static func collect(from sql: String, into names: inout Set<String>) {
+        let bytes = Array(sql.utf8)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "`"), UInt8(ascii: "\""), UInt8(ascii: "'"):
+                // A quote doubled inside is the quote itself; a backslash escapes the next byte (in
+                // MySQL's strings). The name, or the literal, goes on to the closing quote.
+                var name: [UInt8] = []
+                var end = index + 1
+                while end < bytes.count {
+                    let inner = bytes[end]
+                    if inner == UInt8(ascii: "\\"), byte != UInt8(ascii: "`"), end + 1 < bytes.count {
+                        name.append(bytes[end + 1])
+                        end += 2
+                    } else if inner == byte, end + 1 < bytes.count, bytes[end + 1] == byte {
+                        name.append(byte)
+                        end += 2
+                    } else if inner == byte {
+                        break
+                    } else {
+                        name.append(inner)
+                        end += 1
+                    }
+                }
+                if byte != UInt8(ascii: "'"), !name.isEmpty { names.insert(String(decoding: name, as: UTF8.self).lowercased()) }
+                index = end + 1
+            case _ where isNameByte(byte):
+                var end = index + 1
+                while end < bytes.count, isNameByte(bytes[end]) { end += 1 }
+                names.insert(String(decoding: bytes[index ..< end], as: UTF8.self).lowercased())
+                index = end
+            default:
+                index += 1
+            }
+        }
+    }
+
+    /// Letters, digits, `_`, `$`, and every byte of a non-ASCII character: what an unquoted name
+    /// is made of.
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a") ... UInt8(ascii: "z"), UInt8(ascii: "A") ... UInt8(ascii: "Z"), UInt8(ascii: "0") ... UInt8(ascii: "9"),
+             UInt8(ascii: "_"), UInt8(ascii: "$"), 0x80...: true
+        default: false
+        }
+    }
+}
