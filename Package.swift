@@ -64,10 +64,11 @@ let package = Package(
             plugins: ["CRUDPlugin"]
         ),
 
-        // A child process for the integration tests: exit-time logging, kill -9 durability.
+        // A child process for the integration tests: exit-time logging, kill -9 durability, migrators in
+        // several processes.
         .executableTarget(
             name: "crud-test-probe",
-            dependencies: ["CRUD", "CRUDSQLite"],
+            dependencies: ["CRUD", "CRUDSQLite", "CRUDPostgres", "CRUDMySQL"],
             path: "Tests/Probes/crud-test-probe",
             plugins: ["CRUDPlugin"]
         ),

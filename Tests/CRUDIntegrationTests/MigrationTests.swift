@@ -89,6 +89,41 @@ struct MigrationTests {
         #expect(try await db.table(Cycle.self).order(by: \.id).select().map(\.gears) == [4, 22])
     }
 
+    @Test("migrators in three processes and a thread at once: each step runs exactly once", .timeLimit(.minutes(2)),
+          arguments: Backend.all)
+    func migratorsInProcesses(_ backend: Backend) async throws {
+        let (configuration, arguments) = try backend.openForProbe()
+        try await migratorsInProcesses(configuration, arguments)
+    }
+
+    func migratorsInProcesses<C: DatabaseConfigurationProtocol>(_ configuration: C, _ arguments: [String]) async throws {
+        let probe = try BuiltProgram("crud-test-probe")
+        let go = Backend.temporaryFile("go")
+        let runs = Collector<String>()
+        // The probes wait for `go`, so that they and the thread below start at once; they leave by
+        // themselves a minute later if it never comes.
+        let processes = (0 ..< 3).map { _ in Task { try await onThread { try probe.run(["migrate", go] + arguments) } } }
+        let thread = Task {
+            try await onThread {
+                FileManager.default.createFile(atPath: go, contents: nil)
+                return try Self.history(C.self, runs: runs).migrate(Database(configuration: configuration))
+            }
+        }
+        var applied = try await thread.value
+        var ran = runs.items
+        for process in processes {
+            let (status, output) = try await process.value
+            #expect(status == 0, "\(output)")
+            for line in output.split(separator: "\n") {
+                if line.hasPrefix("ran ") { ran.append(String(line.dropFirst(4))) }
+                if line.hasPrefix("applied: "), line.count > 9 { applied += line.dropFirst(9).components(separatedBy: "; ") }
+            }
+        }
+        #expect(ran.sorted() == ["v1", "v2", "v3"], "each step ran once: \(ran)")
+        #expect(applied.sorted() == ["v1: cycles", "v2: color index, first cycles", "v3: readings, one gear more"], "\(applied)")
+        #expect(try await Database(configuration: configuration).table(Cycle.self).order(by: \.id).select().map(\.gears) == [4, 22])
+    }
+
     @Test("a step that throws is rolled back whole; the versions before it stay", arguments: Backend.all)
     func failingStep(_ backend: Backend) throws { try failingStep(backend.open(), backend) }
 

@@ -74,6 +74,28 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         }
     }
 
+    /// A new empty database, and the arguments with which `crud-test-probe` reaches it (the backend's
+    /// name, then `key=value` pairs).
+    func openForProbe() throws -> (configuration: any DatabaseConfigurationProtocol, arguments: [String]) {
+        Self.quietLogs
+        switch self {
+        case .sqlite:
+            let path = Backend.temporaryFile("sqlite")
+            return (try Self.sqliteConfiguration(at: path, busyTimeout: .seconds(30)), ["sqlite", "path=\(path)"])
+        case .postgres:
+            let parameters = try PostgresTestServer.shared.get().freshParameters()
+            return (try PostgresDatabaseConfiguration(parameters: parameters), ["postgres"] + parameters.map { "\($0.key)=\($0.value)" })
+        case .mysql:
+            #if MySQL
+            let server = try MariaDBTestServer.shared.get()
+            let database = try server.freshDatabase()
+            return (try server.configuration(database: database, pool: .init()), ["mysql"] + server.probeArguments(database: database))
+            #else
+            throw Self.withoutMySQL
+            #endif
+        }
+    }
+
     /// The SQLite database at `path` (by default a new empty one) whose callers wait up to
     /// `busyTimeout`.
     static func sqliteConfiguration(at path: String = Backend.temporaryFile("sqlite"), busyTimeout: Duration, maxReaders: Int = 4) throws

@@ -45,12 +45,23 @@ final class MariaDBTestServer: @unchecked Sendable {
 
     /// A configuration of a new, empty database on the server.
     func freshConfiguration(pool: MySQLPoolOptions = .init()) throws -> MySQLDatabaseConfiguration {
+        try configuration(database: try freshDatabase(), pool: pool)
+    }
+
+    /// Creates a new, empty database on the server, and returns its name.
+    func freshDatabase() throws -> String {
         let name = "crud_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         try lock.withLock {
             if admin == nil { admin = Database(configuration: try configuration(database: "mysql", pool: .init())) }
             try admin!.sql("CREATE DATABASE \"\(name)\"")
         }
-        return try configuration(database: name, pool: pool)
+        return name
+    }
+
+    /// The `key=value` arguments with which `crud-test-probe` reaches `database`.
+    func probeArguments(database: String) -> [String] {
+        ["database=\(database)", "host=\(host)"] + [port.map { "port=\($0)" }, socket.map { "socket=\($0)" },
+                                                    username.map { "user=\($0)" }, userPassword.map { "password=\($0)" }].compactMap { $0 }
     }
 
     func configuration(database: String, pool: MySQLPoolOptions) throws -> MySQLDatabaseConfiguration {

@@ -40,6 +40,11 @@ final class PostgresTestServer: @unchecked Sendable {
     /// A connection whose `search_path` is a new, empty schema of its own, and whose
     /// `application_name` is that schema's name.
     func freshConfiguration(pool: PostgresPoolOptions = .init()) throws -> PostgresDatabaseConfiguration {
+        try PostgresDatabaseConfiguration(parameters: try freshParameters(), pool: pool)
+    }
+
+    /// The libpq keywords of `freshConfiguration`, for a child process to reach the same schema.
+    func freshParameters() throws -> [String: String] {
         let schema = "crud_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         try lock.withLock {
             if admin == nil { admin = try PostgresDatabaseConfiguration(parameters: self.parameters) }
@@ -54,7 +59,7 @@ final class PostgresTestServer: @unchecked Sendable {
         parameters["options"] = "-c search_path=\(schema)"
         // Tells this configuration's connections apart in pg_stat_activity.
         parameters["application_name"] = schema
-        return try PostgresDatabaseConfiguration(parameters: parameters, pool: pool)
+        return parameters
     }
 }
 
