@@ -11,6 +11,10 @@ public struct SQLiteDialect: CRUDDialect {
 
     public var name: String { "SQLite" }
 
+    /// `AUTOINCREMENT` keeps the largest key ever given in `sqlite_sequence`, and gives the next one
+    /// above it.
+    public var neverReusedKeyClause: String { " AUTOINCREMENT" }
+
     public func columnType(_ type: CRUDColumnType) -> String {
         switch type {
         case .integer, .bool: "INTEGER"

@@ -1,7 +1,8 @@
 import CRUD
 
 /// What `alterTable`'s rebuild needs of SQLite: foreign keys off around its transaction (the pragma
-/// does nothing inside one), checked before it commits, and the table's indexes to make again.
+/// does nothing inside one), checked before it commits, the table's indexes to make again, its
+/// `CREATE TABLE` text, and the `AUTOINCREMENT` counter to carry over.
 extension SQLiteConnection {
     public func withForeignKeysOff<T>(_ body: () throws -> T) throws -> T {
         guard try foreignKeysEnforced() else { return try body() }
@@ -46,6 +47,33 @@ extension SQLiteConnection {
                 if !info.isNull(0) { columns.append(try info.readText(0)) }
             }
             return (index.sql, columns)
+        }
+    }
+
+    public func tableDefinition(ofTable table: String) throws -> String? {
+        let definition = try prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?1")
+        defer { release(definition) }
+        try definition.bindText(table, at: 0)
+        return try definition.step() && !definition.isNull(0) ? try definition.readText(0) : nil
+    }
+
+    public func keyCounter(ofTable table: String) throws -> Int64? {
+        // sqlite_sequence exists once some table with AUTOINCREMENT does.
+        guard try tableDefinition(ofTable: "sqlite_sequence") != nil else { return nil }
+        let counter = try prepare("SELECT seq FROM sqlite_sequence WHERE name = ?1")
+        defer { release(counter) }
+        try counter.bindText(table, at: 0)
+        return try counter.step() ? try counter.readInt64(0) : nil
+    }
+
+    public func raiseKeyCounter(ofTable table: String, to value: Int64) throws {
+        for sql in ["INSERT INTO sqlite_sequence (name, seq) SELECT ?1, ?2 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ?1)",
+                    "UPDATE sqlite_sequence SET seq = ?2 WHERE name = ?1 AND seq < ?2"] {
+            let statement = try prepare(sql)
+            defer { release(statement) }
+            try statement.bindText(table, at: 0)
+            try statement.bindInt64(value, at: 1)
+            _ = try statement.step()
         }
     }
 

@@ -98,6 +98,41 @@ struct CreateTests {
         #expect(throws: CRUDSQLExeError.self) { try tags.insert(Tag(label: "a", weight: 1)) }
         #expect(throws: CRUDSQLGenError.self) { try tags.index() }
     }
+
+    @Test(".neverReuseKeys: a deleted row's key is never given again, also after alterTable; SQLite's default gives it again",
+          arguments: Backend.all)
+    func neverReuseKeys(_ backend: Backend) throws { try neverReuseKeys(backend.open(), backend) }
+
+    func neverReuseKeys<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) throws {
+        let db = Database(configuration: configuration)
+        try db.create(NoteV1.self, policy: .neverReuseKeys)
+        let notes = db.table(NoteV1.self)
+        try notes.insert([NoteV1(id: nil, text: "a"), NoteV1(id: nil, text: "b"), NoteV1(id: nil, text: "c")], ignoreKeys: \.id)
+        try notes.where(\NoteV1.text == "c").delete()
+        try notes.insert(NoteV1(id: nil, text: "d"), ignoreKeys: \.id)
+        #expect(try notes.order(by: \.id).select().map(\.id) == [1, 2, 4])
+
+        // On SQLite a non-optional column more rebuilds the table: AUTOINCREMENT and its counter go
+        // along, though the row with the largest key is gone before.
+        try notes.where(\NoteV1.text == "d").delete()
+        try db.alterTable(NoteV3.self)
+        let rebuilt = db.table(NoteV3.self)
+        try rebuilt.insert(NoteV3(id: nil, text: "e", author: nil, words: 1), ignoreKeys: \.id)
+        #expect(try rebuilt.order(by: \.id).select().map(\.id) == [1, 2, 5])
+
+        // Without it, SQLite takes the largest key plus one: a deleted last row's key comes back.
+        try db.create(Defaults.self)
+        let defaults = db.table(Defaults.self)
+        try defaults.insert([Defaults(id: nil, name: "x"), Defaults(id: nil, name: "y")], ignoreKeys: \.id)
+        try defaults.where(\Defaults.name == "y").delete()
+        try defaults.insert(Defaults(id: nil, name: "z"), ignoreKeys: \.id)
+        #expect(try defaults.order(by: \.id).select().map(\.id) == (backend == .sqlite ? [1, 2] : [1, 3]))
+
+        let refused = #expect(throws: CRUDSQLGenError.self) { try db.create(Enrollment.self, policy: .neverReuseKeys) }
+        #expect(refused?.msg.contains("Enrollment has no primary key") == true, "\(String(describing: refused))")
+        let textKey = #expect(throws: CRUDSQLGenError.self) { try db.create(Tag.self, primaryKey: \Tag.label, policy: .neverReuseKeys) }
+        #expect(textKey?.msg.contains("the primary key \"label\" is not an integer") == true, "\(String(describing: textKey))")
+    }
 }
 
 /// The driver's view of a table's columns, through a connection of the database.

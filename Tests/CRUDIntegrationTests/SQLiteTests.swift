@@ -143,4 +143,39 @@ struct SQLiteTests {
         #expect(try first.table(Course.self).count() == 1_000)
         #expect(try second.table(Course.self).count() == 1_000)
     }
+
+    @Test("alterTable leaves a table that matches its model as it is, adds optional columns in place, and rebuilds otherwise")
+    func alterTableWithoutRebuild() throws {
+        let db = try Self.open(Backend.temporaryFile("sqlite"))
+        try db.create(NoteV1.self)
+        try db.table(NoteV1.self).insert([NoteV1(id: nil, text: "a"), NoteV1(id: nil, text: "b")], ignoreKeys: \.id)
+        // A rebuild makes a new table, on a new root page.
+        func rootPage() throws -> Int {
+            try #require(try db.sql("SELECT rootpage AS n FROM sqlite_master WHERE type = 'table' AND name = 'Note'", SingleNumber.self).first?.n)
+        }
+        let page = try rootPage()
+        try db.alterTable(NoteV1.self)
+        #expect(try rootPage() == page, "nothing differs: the table stays as it is")
+
+        try db.alterTable(NoteV2.self)
+        #expect(try rootPage() == page, "an optional column is added with ADD COLUMN")
+        #expect(try db.table(NoteV2.self).order(by: \.id).select().map { "\($0.text) \($0.author ?? "-")" } == ["a -", "b -"])
+        try db.alterTable(NoteV2.self)
+        #expect(try rootPage() == page, "the table with the added column matches its model")
+        #expect(throws: CRUDSQLExeError.self, "the unique constraint holds") {
+            try db.table(NoteV2.self).insert(NoteV2(id: nil, text: "a", author: nil), ignoreKeys: \.id)
+        }
+
+        try db.alterTable(NoteV3.self)
+        #expect(try rootPage() != page, "a non-optional column more is a rebuild")
+        #expect(try db.table(NoteV3.self).order(by: \.id).select().map(\.words) == [0, 0])
+        // A constraint the model no longer has, or one that differs, is a rebuild too.
+        let rebuiltPage = try rootPage()
+        try db.sql("ALTER TABLE \"Note\" RENAME TO \"OldNote\"")
+        try db.sql("CREATE TABLE \"Note\" (\"id\" INTEGER PRIMARY KEY, \"text\" TEXT NOT NULL, \"author\" TEXT, \"words\" INTEGER NOT NULL, "
+            + "CONSTRAINT \"Note_text_key\" UNIQUE (\"text\"), CONSTRAINT \"Note_check\" CHECK (\"words\" < 10))")
+        try db.alterTable(NoteV3.self)
+        try db.table(NoteV3.self).insert(NoteV3(id: nil, text: "long", author: nil, words: 100), ignoreKeys: \.id)
+        #expect(try rootPage() != rebuiltPage)
+    }
 }

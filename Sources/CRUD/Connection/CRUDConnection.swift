@@ -70,6 +70,24 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// - Throws: `CRUDSQLExeError`.
     func indexes(ofTable table: String) throws -> [(sql: String, columns: [String])]
 
+    /// The `CREATE TABLE` statement a database that rebuilds tables keeps for `table` (SQLite's
+    /// `sqlite_master`, which appends what `ADD COLUMN` adds), or `nil`: how `alterTable` tells
+    /// that the table already has the model's constraints, and whether it is created with
+    /// `neverReusedKeyClause`. The default is `nil`.
+    /// - Throws: `CRUDSQLExeError`.
+    func tableDefinition(ofTable table: String) throws -> String?
+
+    /// The largest database-made key `table` has given, where the database keeps it apart from the
+    /// rows (SQLite's `sqlite_sequence`, for a table created with `neverReusedKeyClause`), or `nil`.
+    /// The default is `nil`.
+    /// - Throws: `CRUDSQLExeError`.
+    func keyCounter(ofTable table: String) throws -> Int64?
+
+    /// Raises `table`'s key counter to at least `value`: after a rebuild, so that the rebuilt table
+    /// never gives again a key its old self gave. The default does nothing.
+    /// - Throws: `CRUDSQLExeError`.
+    func raiseKeyCounter(ofTable table: String, to value: Int64) throws
+
     /// The names of a table's constraints, where `alterTable` adds the model's missing ones in place.
     /// The default has none.
     /// - Throws: `CRUDSQLExeError`.
@@ -109,6 +127,9 @@ extension CRUDConnection {
     public func checkForeignKeys() throws {}
     public func indexes(ofTable table: String) throws -> [(sql: String, columns: [String])] { [] }
     public func constraintNames(ofTable table: String) throws -> Set<String> { [] }
+    public func tableDefinition(ofTable table: String) throws -> String? { nil }
+    public func keyCounter(ofTable table: String) throws -> Int64? { nil }
+    public func raiseKeyCounter(ofTable table: String, to value: Int64) throws {}
     public func insertReturned(id: Int64) {}
     public func probe() {}
 

@@ -22,6 +22,12 @@ public protocol CRUDDialect: Sendable {
     /// the form that makes it do so.
     func primaryKeyColumnType(_ type: CRUDColumnType) -> String
 
+    /// What follows `PRIMARY KEY` for a database-made integer key that is never given again after its
+    /// row is deleted (`TableCreatePolicy.neverReuseKeys`): SQLite's ` AUTOINCREMENT`, where the
+    /// default key is the largest one plus one. Empty where keys are never reused anyway (an
+    /// identity column, `AUTO_INCREMENT`), the default.
+    var neverReusedKeyClause: String { get }
+
     /// A SQL function applied to `argument` (a column or a placeholder).
     func function(_ function: CRUDSQLFunction, _ argument: String) -> String
 
@@ -126,6 +132,8 @@ extension CRUDDialect {
     public func primaryKeyColumnType(_ type: CRUDColumnType) -> String {
         columnType(type)
     }
+
+    public var neverReusedKeyClause: String { "" }
 
     public func rowsPerInsert(columns: Int) -> Int {
         1

@@ -11,6 +11,13 @@ public struct TableCreatePolicy: OptionSet, Sendable {
     public static let shallow = TableCreatePolicy(rawValue: 1 << 1)
     /// The table is dropped first.
     public static let dropTable = TableCreatePolicy(rawValue: 1 << 2)
+    /// A key the database makes (an integer primary key, declared `Int?` and left out of inserts) is
+    /// never given again once its row is deleted, so that the key of a deleted resource never names
+    /// another: SQLite's `AUTOINCREMENT`. Without it SQLite gives the largest key plus one, which
+    /// reuses the keys of the last rows after they are deleted. PostgreSQL's identity columns and
+    /// MySQL's `AUTO_INCREMENT` never reuse keys, with or without it. Applies to the tables `create`
+    /// makes whose primary key is an integer; `alterTable` keeps it.
+    public static let neverReuseKeys = TableCreatePolicy(rawValue: 1 << 3)
     /// Create the table if it is missing; leave an existing one as it is.
     public static let defaultPolicy: TableCreatePolicy = []
 }
@@ -27,11 +34,19 @@ extension Database {
     ///     Joined types' tables always use their `id`.
     ///   - policy: what to do with a table that exists already, and whether joined types' tables are
     ///     created too.
-    /// - Throws: `CRUDSQLGenError` when `primaryKey` names no column; `CRUDSQLExeError`.
+    /// - Throws: `CRUDSQLGenError` when `primaryKey` names no column, or `.neverReuseKeys` is asked
+    ///   of a model whose primary key is not an integer; `CRUDSQLExeError`.
     @discardableResult
     public func create<A: CRUDModel>(_ type: A.Type, primaryKey: PartialKeyPath<A>? = nil,
                                      policy: TableCreatePolicy = .defaultPolicy) throws -> Create<A, Database<C>> {
         let key = try Self.primaryKeyColumn(primaryKey, of: A.self, for: "create")
+        if policy.contains(.neverReuseKeys) {
+            guard A.crudSchema.isIntegerColumn(key) else {
+                throw CRUDLogging.logged(CRUDSQLGenError("create(\(A.self).self, policy: .neverReuseKeys): the database makes only integer keys, and "
+                    + (key.map { "the primary key \"\(A.crudSchema.columns[$0].name)\" is not an integer" } ?? "\(A.self) has no primary key (no property named id)")
+                    + "; leave .neverReuseKeys out, or give the model an integer id"))
+            }
+        }
         try executor.schemaChange("create(\(A.self).self)", tables: A.crudSchemaTables(deep: !policy.contains(.shallow))) { session in
             var created: Set<ObjectIdentifier> = []
             try createTable(A.self, primaryKey: key, policy: policy, created: &created, on: session)
@@ -67,7 +82,8 @@ extension Database {
             }
         } else {
             let constraints = try logging { try model.crudConstraintDefinitions(in: session.dialect).map(\.sql) }
-            try session.run(builder.createTable(schema, primaryKey: primaryKey, constraints: constraints, ifNotExists: true))
+            try session.run(builder.createTable(schema, primaryKey: primaryKey, constraints: constraints, ifNotExists: true,
+                                                neverReuseKeys: policy.contains(.neverReuseKeys) && schema.isIntegerColumn(primaryKey)))
         }
         if !policy.contains(.shallow) {
             for relation in schema.relations {

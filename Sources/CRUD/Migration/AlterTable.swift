@@ -9,10 +9,13 @@ extension Database {
     /// NULL in a column that became non-optional, or a value that breaks a constraint fails the whole
     /// change, and the table stays as it was.
     ///
-    /// SQLite, whose `ALTER TABLE` can neither retype a column nor add a constraint, gets the
-    /// rebuild its documentation describes: a new table with the model's columns and constraints,
-    /// the rows copied, the old table dropped and the new one renamed, its indexes made again (but
-    /// those on dropped columns), and every foreign key of the database checked before the commit.
+    /// SQLite, whose `ALTER TABLE` can neither retype a column nor add a constraint, leaves a table
+    /// that already matches the model as it is, adds the optional columns a model gained with
+    /// `ADD COLUMN`, and for any other change gets the rebuild its documentation describes: a new
+    /// table with the model's columns and constraints (and `AUTOINCREMENT` with its counter, where
+    /// the table had it), the rows copied, the old table dropped and the new one renamed, its
+    /// indexes made again (but those on dropped columns), and every foreign key of the database
+    /// checked before the commit.
     /// Rows of other tables that reference it stay: foreign keys are off during the rebuild, so run
     /// it outside a transaction or in a migrator step. PostgreSQL changes the table in place
     /// (`ALTER COLUMN … TYPE … USING`) and adds the constraints whose names the table lacks.
@@ -37,7 +40,7 @@ extension Database {
                 }
                 let change = try TableChange(schema, existing: existing, renamed: renamedColumns, dialect: session.dialect)
                 if session.dialect.alterTableRebuilds {
-                    try rebuild(A.self, primaryKey: key, change, on: session)
+                    try changeWithoutAlterColumn(A.self, primaryKey: key, change, existing: existing, on: session)
                 } else {
                     try alterInPlace(A.self, change, on: session)
                 }
@@ -74,7 +77,31 @@ extension Database {
         }
     }
 
-    private func rebuild<A: CRUDModel>(_ model: A.Type, primaryKey: Int?, _ change: TableChange,
+    /// Where `ALTER TABLE` can only add a column (SQLite): nothing when the table already matches
+    /// the model, `ADD COLUMN` when the model only gained optional columns, and a rebuild otherwise.
+    /// The table's kept `CREATE TABLE` text tells whether it has the model's constraints, each
+    /// exactly as `create` writes it, and no other.
+    private func changeWithoutAlterColumn<A: CRUDModel>(_ model: A.Type, primaryKey: Int?, _ change: TableChange, existing: [CRUDDatabaseColumn],
+                                                        on session: CRUDSession<C.Connection>) throws {
+        let schema = A.crudSchema
+        let dialect = session.dialect
+        let definition = try logging { try session.connection.tableDefinition(ofTable: schema.name) }
+        let constraints = try logging { try A.crudConstraintDefinitions(in: dialect).map(\.sql) }
+        if let definition, change.onlyAddsOptionalColumns(to: schema, primaryKey: primaryKey, existing: existing),
+           definition.components(separatedBy: "CONSTRAINT ").count - 1 == constraints.count,
+           constraints.allSatisfy(definition.contains) {
+            let builder = SQLBuilder(dialect: dialect)
+            for (column, source) in zip(schema.columns, change.sources) where source == nil {
+                try session.run(builder.addColumn(column, to: schema.name))
+            }
+            return
+        }
+        let clause = dialect.neverReusedKeyClause.trimmingCharacters(in: .whitespaces)
+        let neverReuseKeys = !clause.isEmpty && definition?.range(of: clause, options: .caseInsensitive) != nil
+        try rebuild(A.self, primaryKey: primaryKey, change, neverReuseKeys: neverReuseKeys, on: session)
+    }
+
+    private func rebuild<A: CRUDModel>(_ model: A.Type, primaryKey: Int?, _ change: TableChange, neverReuseKeys: Bool,
                                        on session: CRUDSession<C.Connection>) throws {
         let schema = A.crudSchema
         let connection = session.connection
@@ -87,8 +114,13 @@ extension Database {
         let builder = SQLBuilder(dialect: dialect)
         let temporary = "crud_rebuild_" + schema.name
         let constraints = try logging { try A.crudConstraintDefinitions(in: dialect).map(\.sql) }
+        let integerKey = schema.isIntegerColumn(primaryKey)
         try session.run(builder.createTable(CRUDTableSchema(name: temporary, columns: schema.columns, primaryKey: primaryKey, relations: []),
-                                            primaryKey: primaryKey, constraints: constraints, ifNotExists: false))
+                                            primaryKey: primaryKey, constraints: constraints, ifNotExists: false,
+                                            neverReuseKeys: neverReuseKeys && integerKey))
+        // The counter of keys given goes with the table it counts for; the copy counts from the
+        // largest key left, which may be below keys of rows deleted since.
+        let counter = try logging { try connection.keyCounter(ofTable: schema.name) }
         let values = schema.columns.enumerated().map { index, column in
             change.sources[index].map { dialect.quote($0.name) } ?? (column.isOptional ? "NULL" : dialect.zeroValue(column.type))
         }
@@ -96,6 +128,9 @@ extension Database {
             + "SELECT \(values.joined(separator: ", ")) FROM \(dialect.quote(schema.name))")
         try session.run(builder.dropTable(schema.name))
         try session.run("ALTER TABLE \(dialect.quote(temporary)) RENAME TO \(dialect.quote(schema.name))")
+        if let counter, neverReuseKeys && integerKey {
+            try logging { try connection.raiseKeyCounter(ofTable: schema.name, to: counter) }
+        }
         let kept = Set(schema.columns.map(\.name))
         for index in indexes where index.columns.allSatisfy(kept.contains) {
             try session.run(index.sql)
@@ -123,6 +158,17 @@ struct TableChange {
     let renamed: [(new: String, old: String)]
     /// Whether some kept column changes its type.
     let retypes: Bool
+
+    /// Whether the table keeps every column as it is (name, type, nullability, primary key), and the
+    /// model's columns it lacks are optional: what `ADD COLUMN` alone can do, or nothing at all.
+    func onlyAddsOptionalColumns(to schema: CRUDTableSchema, primaryKey: Int?, existing: [CRUDDatabaseColumn]) -> Bool {
+        guard dropped.isEmpty, renamed.isEmpty, !retypes else { return false }
+        let key = Set(primaryKey.map { [schema.columns[$0].name] } ?? [])
+        guard Set(existing.filter(\.isPrimaryKey).map(\.name)) == key else { return false }
+        return zip(schema.columns, sources).allSatisfy { column, source in
+            source.map { !$0.nullabilityDiffers(from: column) } ?? column.isOptional
+        }
+    }
 
     init(_ schema: CRUDTableSchema, existing: [CRUDDatabaseColumn], renamed: [String: String], dialect: any CRUDDialect) throws {
         let byName = Dictionary(existing.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })

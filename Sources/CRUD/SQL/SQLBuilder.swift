@@ -301,17 +301,20 @@ struct SQLBuilder {
 
     // MARK: - Schema
 
-    func createTable(_ schema: CRUDTableSchema, primaryKey: Int?, constraints: [String] = [], ifNotExists: Bool) -> String {
+    /// `CREATE TABLE`; with `neverReuseKeys`, the primary key (an integer) gets the dialect's
+    /// `neverReusedKeyClause`.
+    func createTable(_ schema: CRUDTableSchema, primaryKey: Int?, constraints: [String] = [], ifNotExists: Bool,
+                     neverReuseKeys: Bool = false) -> String {
         let columns = schema.columns.enumerated().map { index, column in
-            columnDefinition(column, isPrimaryKey: index == primaryKey)
+            columnDefinition(column, isPrimaryKey: index == primaryKey, neverReused: neverReuseKeys)
         }
         return "CREATE TABLE \(ifNotExists ? "IF NOT EXISTS " : "")\(quote(schema.name)) (\((columns + constraints).joined(separator: ", ")))"
             + dialect.tableOptions
     }
 
-    func columnDefinition(_ column: CRUDColumnSchema, isPrimaryKey: Bool) -> String {
+    func columnDefinition(_ column: CRUDColumnSchema, isPrimaryKey: Bool, neverReused: Bool = false) -> String {
         var definition = quote(column.name) + " " + (isPrimaryKey ? dialect.primaryKeyColumnType(column.type) : dialect.columnType(column.type))
-        if isPrimaryKey { definition += " PRIMARY KEY" }
+        if isPrimaryKey { definition += " PRIMARY KEY" + (neverReused ? dialect.neverReusedKeyClause : "") }
         if !column.isOptional { definition += " NOT NULL" }
         return definition
     }

@@ -10,6 +10,12 @@ public struct CRUDTableSchema: Sendable {
     /// The `[Model]?` properties that joins fill, in declaration order.
     public let relations: [CRUDRelationSchema]
 
+    /// Whether `column` is a column holding integers: a key the database can make.
+    func isIntegerColumn(_ column: Int?) -> Bool {
+        guard let column, case .integer = columns[column].type else { return false }
+        return true
+    }
+
     /// A table's shape; generated code makes these.
     public init(name: String, columns: [CRUDColumnSchema], primaryKey: Int?, relations: [CRUDRelationSchema]) {
         self.name = name

@@ -29,3 +29,33 @@ struct Award: CRUDModel {
 
     static let crudConstraints: [CRUDConstraint<Award>] = [.foreignKey(\.scoreId, references: \ScoreV1.id, onDelete: .cascade)]
 }
+
+/// A note whose key the database makes, as first shipped.
+struct NoteV1: CRUDModel, TableNameProvider {
+    static let tableName = "Note"
+    let id: Int?
+    var text: String
+
+    static let crudConstraints: [CRUDConstraint<NoteV1>] = [.unique(\.text)]
+}
+
+/// The note with an optional column more: what SQLite's `ADD COLUMN` does alone.
+struct NoteV2: CRUDModel, TableNameProvider {
+    static let tableName = "Note"
+    let id: Int?
+    var text: String
+    var author: String?
+
+    static let crudConstraints: [CRUDConstraint<NoteV2>] = [.unique(\.text)]
+}
+
+/// The note with a non-optional column more, which SQLite adds by rebuilding the table.
+struct NoteV3: CRUDModel, TableNameProvider {
+    static let tableName = "Note"
+    let id: Int?
+    var text: String
+    var author: String?
+    var words: Int
+
+    static let crudConstraints: [CRUDConstraint<NoteV3>] = [.unique(\.text)]
+}
