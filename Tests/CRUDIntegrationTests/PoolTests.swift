@@ -74,4 +74,41 @@ struct PoolTests {
         while !holder.isFinished { try await Task.sleep(for: .milliseconds(10)) }
         #expect(try await db.table(Course.self).order(by: \.id).select().map(\.id) == [1, 3], "the cancelled insert never ran")
     }
+
+    @Test("a server database's connections close when the last copy of the Database and of its configuration goes away",
+          .timeLimit(.minutes(1)), arguments: Backend.all.filter { $0 != .sqlite })
+    func connectionsCloseWithTheDatabase(_ backend: Backend) async throws {
+        let observer = try backend.open()
+        let name = try await useConnections(try backend.open(connections: 4, timeout: .seconds(10)), backend)
+        // The server notices each disconnect a moment later.
+        var open = try sessions(named: name, on: observer, backend)
+        for _ in 0 ..< 100 where open > 0 {
+            try await Task.sleep(for: .milliseconds(50))
+            open = try sessions(named: name, on: observer, backend)
+        }
+        #expect(open == 0, "\(open) connections of \(name) still open")
+    }
+
+    /// Opens several connections of `configuration` at once, and returns the name the server knows
+    /// them by: `configuration` and the database are gone when it returns.
+    func useConnections<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) async throws -> String {
+        let db = Database(configuration: configuration)
+        try await db.create(Course.self)
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0 ..< 8 { group.addTask { try await db.table(Course.self).count() } }
+            for try await count in group { #expect(count == 0) }
+        }
+        let name = try #require(try await db.sql(backend == .mysql ? "SELECT DATABASE() AS \"text\"" : "SELECT current_setting('application_name') AS text",
+                                                 TextValue.self).first?.text)
+        #expect(try sessions(named: name, on: configuration, backend) >= 2, "the pool opened several connections")
+        return name
+    }
+
+    /// How many sessions the server has open for `name` (PostgreSQL's application name, MySQL's
+    /// database), asked through `configuration`.
+    func sessions<C: DatabaseConfigurationProtocol>(named name: String, on configuration: C, _ backend: Backend) throws -> Int {
+        let sql = backend == .mysql ? "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = ?"
+            : "SELECT COUNT(*) AS n FROM pg_stat_activity WHERE application_name = $1"
+        return try #require(try Database(configuration: configuration).sql(sql, bindings: [.text(name)], SingleNumber.self).first?.n)
+    }
 }
