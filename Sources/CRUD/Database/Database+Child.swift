@@ -40,7 +40,7 @@ extension Database {
             let session = try executor.singleSession(for: "rollbackTransaction()")
             try session.locked {
                 guard session.transactionDepth > 0 else {
-                    throw CRUDLogging.logged(CRUDSQLGenError("rollbackTransaction(): no transaction is open on this connection"))
+                    throw CRUDSQLGenError("rollbackTransaction(): no transaction is open on this connection")
                 }
                 session.rollBack()
             }

@@ -39,19 +39,21 @@ extension Database {
     @discardableResult
     public func create<A: CRUDModel>(_ type: A.Type, primaryKey: PartialKeyPath<A>? = nil,
                                      policy: TableCreatePolicy = .defaultPolicy) throws -> Create<A, Database<C>> {
-        let key = try Self.primaryKeyColumn(primaryKey, of: A.self, for: "create")
-        if policy.contains(.neverReuseKeys) {
-            guard A.crudSchema.isIntegerColumn(key) else {
-                throw CRUDLogging.logged(CRUDSQLGenError("create(\(A.self).self, policy: .neverReuseKeys): the database makes only integer keys, and "
-                    + (key.map { "the primary key \"\(A.crudSchema.columns[$0].name)\" is not an integer" } ?? "\(A.self) has no primary key (no property named id)")
-                    + "; leave .neverReuseKeys out, or give the model an integer id"))
+        try executor.reporting {
+            let key = try Self.primaryKeyColumn(primaryKey, of: A.self, for: "create")
+            if policy.contains(.neverReuseKeys) {
+                guard A.crudSchema.isIntegerColumn(key) else {
+                    throw CRUDSQLGenError("create(\(A.self).self, policy: .neverReuseKeys): the database makes only integer keys, and "
+                        + (key.map { "the primary key \"\(A.crudSchema.columns[$0].name)\" is not an integer" } ?? "\(A.self) has no primary key (no property named id)")
+                        + "; leave .neverReuseKeys out, or give the model an integer id")
+                }
             }
+            try executor.schemaChange("create(\(A.self).self)", tables: A.crudSchemaTables(deep: !policy.contains(.shallow))) { session in
+                var created: Set<ObjectIdentifier> = []
+                try createTable(A.self, primaryKey: key, policy: policy, created: &created, on: session)
+            }
+            return Create(table: table(A.self))
         }
-        try executor.schemaChange("create(\(A.self).self)", tables: A.crudSchemaTables(deep: !policy.contains(.shallow))) { session in
-            var created: Set<ObjectIdentifier> = []
-            try createTable(A.self, primaryKey: key, policy: policy, created: &created, on: session)
-        }
-        return Create(table: table(A.self))
     }
 
     /// The column `primaryKey` names, or the model's `id` column when it is `nil`.
@@ -59,7 +61,7 @@ extension Database {
     static func primaryKeyColumn<A: CRUDModel>(_ primaryKey: PartialKeyPath<A>?, of model: A.Type, for operation: String) throws -> Int? {
         guard let primaryKey else { return A.crudSchema.primaryKey }
         guard let column = A.crudColumnIndex(of: primaryKey) else {
-            throw CRUDLogging.logged(CRUDSQLGenError("\(operation): primary key \(primaryKey) names no column of \(A.self)"))
+            throw CRUDSQLGenError("\(operation): primary key \(primaryKey) names no column of \(A.self)")
         }
         return column
     }
@@ -72,7 +74,7 @@ extension Database {
         if policy.contains(.dropTable) {
             try session.run(builder.dropTable(schema.name))
         }
-        if policy.contains(.reconcileTable), let existing = try logging({ try session.connection.columnNames(ofTable: schema.name) }) {
+        if policy.contains(.reconcileTable), let existing = try session.connection.columnNames(ofTable: schema.name) {
             let wanted = Set(schema.columns.map(\.name))
             for column in schema.columns where !existing.contains(column.name) {
                 try session.run(builder.addColumn(column, to: schema.name))
@@ -81,7 +83,7 @@ extension Database {
                 try session.run(builder.dropColumn(column, from: schema.name))
             }
         } else {
-            let constraints = try logging { try model.crudConstraintDefinitions(in: session.dialect).map(\.sql) }
+            let constraints = try model.crudConstraintDefinitions(in: session.dialect).map(\.sql)
             try session.run(builder.createTable(schema, primaryKey: primaryKey, constraints: constraints, ifNotExists: true,
                                                 neverReuseKeys: policy.contains(.neverReuseKeys) && schema.isIntegerColumn(primaryKey)))
         }

@@ -284,7 +284,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
         let refuses = Self.callerIsTask
         if refuses, suspendedHolds[queue] > 0 {
             lock.unlock()
-            throw CRUDLogging.logged(wouldStall(access))
+            throw wouldStall(access)
         }
         // Made only when the caller has to wait.
         let waiter = ThreadWaiter()
@@ -303,7 +303,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
                 // applies (and a timed wait past it would not release the condition at all).
                 waiter.condition.wait()
             } else if !waiter.condition.wait(until: deadline) {
-                if lock.withLock({ removeWaiter(id: id) != nil }) { throw CRUDLogging.logged(waitError(access)) }
+                if lock.withLock({ removeWaiter(id: id) != nil }) { throw waitError(access) }
                 givenUp = true
             }
         }
@@ -389,7 +389,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
                     try? await Task.sleep(for: timeout)
                     guard !Task.isCancelled else { return }
                     if let entry = self.lock.withLock({ self.removeWaiter(id: id) }), case let .callback(call) = entry.waiter {
-                        call(.failure(CRUDLogging.logged(self.waitError(access))))
+                        call(.failure(self.waitError(access)))
                     }
                 }
                 lock.unlock()
@@ -493,7 +493,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
         let access: CRUDAccess = queue == 0 ? .write : .read
         return {
             Self.deliver(.success(handover), to: first.waiter)
-            for entry in refused { Self.deliver(.failure(CRUDLogging.logged(self.wouldStall(access))), to: entry.waiter) }
+            for entry in refused { Self.deliver(.failure(self.wouldStall(access)), to: entry.waiter) }
         }
     }
 

@@ -52,14 +52,14 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
                 let join = plan.joins[index]
                 if joins.count <= join.relation { joins += repeatElement(nil, count: join.relation + 1 - joins.count) }
                 var builder = SQLBuilder(dialect: session.dialect)
-                let sql = try logging { try builder.children(plan, join: index, limit: limit) }
+                let sql = try builder.children(plan, join: index, limit: limit)
                 joins[join.relation] = JoinedChildren(
                     parentColumn: join.parentColumn, keyType: plan.root.crudSchema.columns[join.parentColumn].type, sql: sql,
                     parameters: builder.parameters, keyColumn: join.pivot == nil ? join.childColumn : join.model.crudSchema.columns.count,
                     limit: join.limit, session: session)
             }
             self.joins = joins
-            let (sql, parameters) = try logging { try SelectCache.shared.select(plan, limit: limit, dialect: session.dialect) }
+            let (sql, parameters) = try SelectCache.shared.select(plan, limit: limit, dialect: session.dialect)
             statement = try session.prepared(sql, parameters)
         } catch {
             if leased { executor.giveBack(session) }
@@ -128,9 +128,9 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
     func failed(_ error: any Error) -> any Error {
         finish()
         let thrown: any Error = if let decoding = error as? CRUDDecoderError {
-            CRUDLogging.logged(decoding.reading(Model.self))
+            decoding.reading(Model.self)
         } else {
-            CRUDLogging.logged(error)
+            error
         }
         // `next()` is a public operation of its own: its errors go to `didFail` too.
         guard let reportable = thrown as? any CRUDReportableError, !reportable.isReported else { return thrown }
@@ -147,14 +147,5 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
             if locksEachStep { session.gate.unlock() }
             if leased { executor.giveBack(session) }
         }
-    }
-}
-
-/// Runs `body`, logging an error on its way out.
-func logging<T>(_ body: () throws -> T) throws -> T {
-    do {
-        return try body()
-    } catch {
-        throw CRUDLogging.logged(error)
     }
 }

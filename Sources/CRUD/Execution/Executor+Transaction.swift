@@ -62,10 +62,10 @@ extension CRUDExecutor {
     private func besideTransaction<T>(of session: Session, _ operation: String, tables: [String],
                                       _ body: (Session) throws -> T) throws -> T {
         if let used = session.transactionMayUse(anyOf: tables) {
-            throw CRUDLogging.logged(CRUDSQLGenError("\(operation): \(dialect.name) commits the open transaction at every schema change "
+            throw CRUDSQLGenError("\(operation): \(dialect.name) commits the open transaction at every schema change "
                 + "(CREATE, ALTER, DROP), so CRUD makes it on a connection of its own, beside the transaction; but the transaction "
                 + "has used the table \"\(used)\", which \(dialect.name) keeps locked until the transaction ends, so that connection "
-                + "would wait for it forever: make the change before the transaction begins or after it ends"))
+                + "would wait for it forever: make the change before the transaction begins or after it ends")
         }
         let side = Session(try open(.general), role: .general, observation: observation)
         let seconds = Int(pool.timeout.components.seconds) + (pool.timeout.components.attoseconds > 0 ? 1 : 0)
@@ -91,17 +91,23 @@ extension CRUDExecutor {
         func locked(_ session: Session) throws -> T {
             let held = try session.withStatement(lock) { statement in try statement.step() && statement.readInt64(0) == 1 }
             guard held else {
-                throw CRUDLogging.logged(CRUDSQLExeError("migrate: the migration lock could not be taken (\(lock) did not return 1): "
-                    + "another migrator held it for a day, or the server refused it", sql: lock, kind: .busyOrLocked))
+                throw CRUDSQLExeError("migrate: the migration lock could not be taken (\(lock) did not return 1): "
+                    + "another migrator held it for a day, or the server refused it", sql: lock, kind: .busyOrLocked)
             }
-            // A lost connection gives its lock up with it; the unlock's failure is logged by `run`.
-            defer { try? session.run(unlock, ending: true) }
+            defer {
+                do {
+                    try session.run(unlock, ending: true)
+                } catch {
+                    // A lost connection gave the lock up with it.
+                    CRUDLogging.log(.error, "migrate: releasing the migration lock failed: \(error)")
+                }
+            }
             return try body()
         }
         if let bound = boundSession() {
             if !dialect.transactionalDDL, bound.transactionDepth > 0 {
-                throw CRUDLogging.logged(CRUDSQLGenError("migrate: \(dialect.name) commits the open transaction at every schema change "
-                    + "(CREATE, ALTER, DROP), and a migration's steps make theirs one after another: call migrate outside any transaction"))
+                throw CRUDSQLGenError("migrate: \(dialect.name) commits the open transaction at every schema change "
+                    + "(CREATE, ALTER, DROP), and a migration's steps make theirs one after another: call migrate outside any transaction")
             }
             return try bound.locked { try locked(bound) }
         }

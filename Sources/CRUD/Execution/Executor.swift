@@ -171,9 +171,9 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     /// The session of an executor with one connection (a child's), for explicit transactions.
     func singleSession(for operation: String) throws -> Session {
         guard case .single = pool.layout else {
-            throw CRUDLogging.logged(CRUDSQLGenError(
+            throw CRUDSQLGenError(
                 "\(operation) needs a connection of its own, and this database hands its connections to each operation in turn: "
-                    + "call it on a child (let child = try db.createChild()), or use transaction { }"))
+                    + "call it on a child (let child = try db.createChild()), or use transaction { }")
         }
         return typed(try pool.lease(.write))
     }

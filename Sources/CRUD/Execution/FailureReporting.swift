@@ -12,7 +12,8 @@ final class CRUDFailureHandler: @unchecked Sendable {
 }
 
 extension CRUDExecutor {
-    /// Runs a public operation: a library error it throws is handed to `didFail` once, then thrown.
+    /// Runs a public operation: a library error it throws is logged and handed to `didFail` once,
+    /// then thrown.
     @inlinable
     func reporting<T>(_ body: () throws -> T) rethrows -> T {
         do {
@@ -32,12 +33,22 @@ extension CRUDExecutor {
         }
     }
 
-    /// Hands `error` to `didFail` and returns it marked as reported.
+    /// Logs `error` and hands it to `didFail`, and returns it marked as reported: the one place
+    /// where the library's errors are logged, so each is logged once, as it leaves the first public
+    /// operation it passes through.
     @usableFromInline
     func report(_ error: any CRUDReportableError) -> any Error {
         var marked = error
         marked.isReported = true
-        failures.current?(marked)
-        return marked
+        return report(unflagged: marked)
+    }
+
+    /// Logs `error` and hands it to `didFail` as it is: `report(_:)` after marking it, and the one
+    /// thrower of a library error that cannot be marked (an enum, as `CRUDMigrationError`).
+    @usableFromInline
+    func report(unflagged error: any Error) -> any Error {
+        CRUDLogging.log(.error, String(describing: error))
+        failures.current?(error)
+        return error
     }
 }

@@ -125,7 +125,7 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
     // MARK: - Statements
 
     /// Prepares `sql`, binds `parameters` from position `firstParameter` on, runs `body` with the
-    /// statement and gives the statement back. Errors are logged as they leave.
+    /// statement and gives the statement back.
     @usableFromInline
     func withStatement<T>(_ sql: String, _ parameters: [CRUDDatabaseValue] = [], firstParameter: Int = 0,
                           _ body: (Connection.Statement) throws -> T) throws -> T {
@@ -138,11 +138,11 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
             return result
         } catch {
             recorder.dropStatement(from: start)
-            throw CRUDLogging.logged(error)
+            throw error
         }
     }
 
-    /// Runs `sql` as `withStatement` does, but gives back rather than throws (and logs) an error that
+    /// Runs `sql` as `withStatement` does, but gives back rather than throws an error that
     /// `expected` accepts: a failure the caller handles, as an upsert's insert that collides with
     /// its target. The database undid the failed statement, so its recorded changes are dropped.
     /// `nil` when the statement succeeded.
@@ -162,83 +162,69 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
     }
 
     /// Runs `body` with the statement this connection keeps for a prepared query's `slot`, prepared
-    /// from `sql` the first time, and resets it afterwards: found by index, no text hashed. Errors
-    /// are logged as they leave.
+    /// from `sql` the first time, and resets it afterwards: found by index, no text hashed.
     @inlinable
     func withOwnedStatement<T>(_ slot: CRUDStatementSlot, _ sql: String, _ body: (Connection.Statement) throws -> T) throws -> T {
         CRUDLogging.logQuery(sql)
-        do {
-            try ensureUsable()
-            statementsRun &+= 1
-            noteInTransaction(sql)
-            let statement: Connection.Statement
-            if slot.index < ownedStatements.count, let owned = ownedStatements[slot.index], owned.generation == slot.generation {
-                statement = owned.statement
-            } else {
-                statement = try connection.prepareOwned(sql)
-                if slot.index >= ownedStatements.count {
-                    ownedStatements += repeatElement(nil, count: slot.index + 1 - ownedStatements.count)
-                }
-                if let old = ownedStatements[slot.index] { connection.discard(old.statement) }
-                ownedStatements[slot.index] = (slot.generation, statement)
+        try ensureUsable()
+        statementsRun &+= 1
+        noteInTransaction(sql)
+        let statement: Connection.Statement
+        if slot.index < ownedStatements.count, let owned = ownedStatements[slot.index], owned.generation == slot.generation {
+            statement = owned.statement
+        } else {
+            statement = try connection.prepareOwned(sql)
+            if slot.index >= ownedStatements.count {
+                ownedStatements += repeatElement(nil, count: slot.index + 1 - ownedStatements.count)
             }
-            let result: T
-            do {
-                result = try body(statement)
-            } catch {
-                try? statement.reset()
-                throw error
-            }
-            try statement.reset()
-            return result
-        } catch {
-            throw CRUDLogging.logged(error)
+            if let old = ownedStatements[slot.index] { connection.discard(old.statement) }
+            ownedStatements[slot.index] = (slot.generation, statement)
         }
+        let result: T
+        do {
+            result = try body(statement)
+        } catch {
+            try? statement.reset()
+            throw error
+        }
+        try statement.reset()
+        return result
     }
 
     /// Prepares `sql` and binds `parameters` from position `firstParameter` on, for a caller that
-    /// gives the statement back to the connection itself (a cursor keeps it across calls). Errors
-    /// are logged as they leave.
+    /// gives the statement back to the connection itself (a cursor keeps it across calls).
     func prepared(_ sql: String, _ parameters: [CRUDDatabaseValue], firstParameter: Int = 0) throws -> Connection.Statement {
         CRUDLogging.logQuery(sql)
+        try ensureUsable()
+        statementsRun &+= 1
+        noteInTransaction(sql)
+        if role != .reader { recorder.isRecording = observation.isActive }
+        let statement = try connection.prepare(sql)
         do {
-            try ensureUsable()
-            statementsRun &+= 1
-            noteInTransaction(sql)
-            if role != .reader { recorder.isRecording = observation.isActive }
-            let statement = try connection.prepare(sql)
-            do {
-                var binder = statement
-                for (offset, value) in parameters.enumerated() {
-                    try value.bind(to: &binder, at: firstParameter + offset)
-                }
-            } catch {
-                connection.release(statement)
-                throw error
+            var binder = statement
+            for (offset, value) in parameters.enumerated() {
+                try value.bind(to: &binder, at: firstParameter + offset)
             }
-            return statement
         } catch {
-            throw CRUDLogging.logged(error)
+            connection.release(statement)
+            throw error
         }
+        return statement
     }
 
-    /// Runs statements without parameters, logged. Unless `ending` a transaction, it refuses to run
+    /// Runs statements without parameters. Unless `ending` a transaction, it refuses to run
     /// inside a transaction that the database no longer has open.
     func run(_ sql: String, ending: Bool = false) throws {
         CRUDLogging.logQuery(sql)
+        if !ending { try ensureUsable() }
+        statementsRun &+= 1
+        noteInTransaction(sql)
+        let start = recorder.statementStart
         do {
-            if !ending { try ensureUsable() }
-            statementsRun &+= 1
-            noteInTransaction(sql)
-            let start = recorder.statementStart
-            do {
-                try connection.execute(sql)
-            } catch {
-                recorder.dropStatement(from: start)
-                throw error
-            }
+            try connection.execute(sql)
         } catch {
-            throw CRUDLogging.logged(error)
+            recorder.dropStatement(from: start)
+            throw error
         }
     }
 
@@ -374,12 +360,12 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
         let depth = transactionDepth
         if depth == 0 {
             guard connection.transactionStatus == .none else {
-                throw CRUDLogging.logged(CRUDSQLExeError(
+                throw CRUDSQLExeError(
                     "a transaction is already open on this connection outside CRUD's transaction API (raw SQL BEGIN?); "
-                        + "use transaction { } or beginTransaction() instead, which track it"))
+                        + "use transaction { } or beginTransaction() instead, which track it")
             }
             transactionStatements.removeAll()
-            try run(try logging { try dialect.beginTransaction(mode) })
+            try run(try dialect.beginTransaction(mode))
             recorder.dropAll()
         } else {
             try run("SAVEPOINT crud_savepoint_\(depth)")
@@ -392,12 +378,12 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
     /// stays open for `rollBack()`.
     func commit() throws {
         guard transactionDepth > 0 else {
-            throw CRUDLogging.logged(CRUDSQLGenError("commitTransaction(): no transaction is open on this connection"))
+            throw CRUDSQLGenError("commitTransaction(): no transaction is open on this connection")
         }
         if connection.transactionStatus == .aborted {
-            throw CRUDLogging.logged(CRUDSQLExeError(
+            throw CRUDSQLExeError(
                 "the transaction was aborted by a failed statement whose error the body caught, so none of its work is committed; "
-                + "on PostgreSQL a failed statement aborts the transaction: wrap the statements that may fail in a nested transaction (a savepoint) to go on after them"))
+                + "on PostgreSQL a failed statement aborts the transaction: wrap the statements that may fail in a nested transaction (a savepoint) to go on after them")
         }
         let depth = transactionDepth - 1
         // `run` refuses, and throws, when the database has no transaction open any more.
@@ -441,9 +427,9 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
     func checkRawTransactionControl(_ sql: String) throws {
         if transactionDepth == 0, connection.transactionStatus != .none {
             try? connection.execute("ROLLBACK")
-            throw CRUDLogging.logged(CRUDSQLExeError(
+            throw CRUDSQLExeError(
                 "sql(): the statement opened a transaction that CRUD does not track, so it was rolled back; "
-                    + "use transaction { } or a child's beginTransaction() to control transactions", sql: sql))
+                    + "use transaction { } or a child's beginTransaction() to control transactions", sql: sql)
         }
     }
 }

@@ -35,8 +35,8 @@ extension Database {
         try executor.reporting {
             try executor.schemaTransaction("alterTable(\(A.self).self)", tables: A.crudSchemaTables(deep: false)) { session in
                 let schema = A.crudSchema
-                guard let existing = try logging({ try session.connection.columns(ofTable: schema.name) }) else {
-                    throw CRUDLogging.logged(CRUDSQLGenError("alterTable: the table \"\(schema.name)\" of \(A.self) does not exist; create it with create(\(A.self).self)"))
+                guard let existing = try session.connection.columns(ofTable: schema.name) else {
+                    throw CRUDSQLGenError("alterTable: the table \"\(schema.name)\" of \(A.self) does not exist; create it with create(\(A.self).self)")
                 }
                 let change = try TableChange(schema, existing: existing, renamed: renamedColumns, dialect: session.dialect)
                 if session.dialect.alterTableRebuilds {
@@ -65,8 +65,8 @@ extension Database {
             actions += dialect.alterColumn(column, renamedFrom: renamedFrom[column.name], typeChanged: source.typeDiffers(from: column, in: dialect),
                                            nullabilityChanged: source.nullabilityDiffers(from: column))
         }
-        let existing = try logging { try session.connection.constraintNames(ofTable: schema.name) }
-        for constraint in try logging({ try A.crudConstraintDefinitions(in: dialect) }) where !existing.contains(constraint.name) {
+        let existing = try session.connection.constraintNames(ofTable: schema.name)
+        for constraint in try A.crudConstraintDefinitions(in: dialect) where !existing.contains(constraint.name) {
             actions.append("ADD \(constraint.sql)")
         }
         let table = "ALTER TABLE \(dialect.quote(schema.name)) "
@@ -85,8 +85,8 @@ extension Database {
                                                         on session: CRUDSession<C.Connection>) throws {
         let schema = A.crudSchema
         let dialect = session.dialect
-        let definition = try logging { try session.connection.tableDefinition(ofTable: schema.name) }
-        let constraints = try logging { try A.crudConstraintDefinitions(in: dialect).map(\.sql) }
+        let definition = try session.connection.tableDefinition(ofTable: schema.name)
+        let constraints = try A.crudConstraintDefinitions(in: dialect).map(\.sql)
         if let definition, change.onlyAddsOptionalColumns(to: schema, primaryKey: primaryKey, existing: existing),
            definition.components(separatedBy: "CONSTRAINT ").count - 1 == constraints.count,
            constraints.allSatisfy(definition.contains) {
@@ -106,21 +106,21 @@ extension Database {
         let schema = A.crudSchema
         let connection = session.connection
         let dialect = session.dialect
-        guard try !logging({ try connection.dropRunsForeignKeyActions() }) else {
-            throw CRUDLogging.logged(CRUDSQLGenError("alterTable(\(A.self).self) would drop the table with foreign keys on, running "
-                + "their ON DELETE actions on the rows that reference it: call it outside a transaction, or in a CRUDMigrator step"))
+        guard try !connection.dropRunsForeignKeyActions() else {
+            throw CRUDSQLGenError("alterTable(\(A.self).self) would drop the table with foreign keys on, running "
+                + "their ON DELETE actions on the rows that reference it: call it outside a transaction, or in a CRUDMigrator step")
         }
-        let indexes = try logging { try connection.indexes(ofTable: schema.name) }
+        let indexes = try connection.indexes(ofTable: schema.name)
         let builder = SQLBuilder(dialect: dialect)
         let temporary = "crud_rebuild_" + schema.name
-        let constraints = try logging { try A.crudConstraintDefinitions(in: dialect).map(\.sql) }
+        let constraints = try A.crudConstraintDefinitions(in: dialect).map(\.sql)
         let integerKey = schema.isIntegerColumn(primaryKey)
         try session.run(builder.createTable(CRUDTableSchema(name: temporary, columns: schema.columns, primaryKey: primaryKey, relations: []),
                                             primaryKey: primaryKey, constraints: constraints, ifNotExists: false,
                                             neverReuseKeys: neverReuseKeys && integerKey))
         // The counter of keys given goes with the table it counts for; the copy counts from the
         // largest key left, which may be below keys of rows deleted since.
-        let counter = try logging { try connection.keyCounter(ofTable: schema.name) }
+        let counter = try connection.keyCounter(ofTable: schema.name)
         let values = schema.columns.enumerated().map { index, column in
             change.sources[index].map { dialect.quote($0.name) } ?? (column.isOptional ? "NULL" : dialect.zeroValue(column.type))
         }
@@ -129,7 +129,7 @@ extension Database {
         try session.run(builder.dropTable(schema.name))
         try session.run("ALTER TABLE \(dialect.quote(temporary)) RENAME TO \(dialect.quote(schema.name))")
         if let counter, neverReuseKeys && integerKey {
-            try logging { try connection.raiseKeyCounter(ofTable: schema.name, to: counter) }
+            try connection.raiseKeyCounter(ofTable: schema.name, to: counter)
         }
         let kept = Set(schema.columns.map(\.name))
         for index in indexes where index.columns.allSatisfy(kept.contains) {
@@ -141,7 +141,7 @@ extension Database {
             do {
                 for _ in try table(A.self).select() {}
             } catch let error as CRUDDecoderError {
-                throw CRUDLogging.logged(CRUDDecoderError("alterTable(\(A.self).self): a value does not convert, nothing was changed: \(error.msg)"))
+                throw CRUDDecoderError("alterTable(\(A.self).self): a value does not convert, nothing was changed: \(error.msg)")
             }
         }
     }
@@ -175,8 +175,8 @@ struct TableChange {
         var renames: [(String, String)] = []
         for (new, old) in renamed.sorted(by: { $0.key < $1.key }) {
             guard byName[old] != nil, schema.columns.contains(where: { $0.name == new }) else {
-                throw CRUDLogging.logged(CRUDSQLGenError("alterTable: cannot rename \"\(old)\" to \"\(new)\" in \"\(schema.name)\": "
-                    + (byName[old] == nil ? "the table has no column \"\(old)\"" : "the model has no column \"\(new)\"")))
+                throw CRUDSQLGenError("alterTable: cannot rename \"\(old)\" to \"\(new)\" in \"\(schema.name)\": "
+                    + (byName[old] == nil ? "the table has no column \"\(old)\"" : "the model has no column \"\(new)\""))
             }
             renames.append((new, old))
         }

@@ -51,8 +51,13 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
     /// then skip it.
     @discardableResult
     public func migrate(_ db: Database<C>) throws -> [String] {
-        try db.executor.reporting {
-            try db.executor.holdingMigrationLock { try migrateSteps(db) }
+        do {
+            return try db.executor.reporting {
+                try db.executor.holdingMigrationLock { try migrateSteps(db) }
+            }
+        } catch let error as CRUDMigrationError {
+            // Made here, and thrown by nothing else: reported once, as it leaves.
+            throw db.executor.report(unflagged: error)
         }
     }
 

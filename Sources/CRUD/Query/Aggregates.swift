@@ -11,46 +11,62 @@ extension SelectAble {
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, also when
     ///   the sum does not fit the column's type; `CRUDDecoderError`.
     public func sum<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value>) throws -> Value? {
-        try aggregate(.sum, keyPath, as: Value.self)
+        try executor.reporting {
+            try aggregate(.sum, keyPath, as: Value.self)
+        }
     }
 
     /// The sum of an optional column's non-NULL values, `nil` when there are none.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
     public func sum<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value?>) throws -> Value? {
-        try aggregate(.sum, keyPath, as: Value.self)
+        try executor.reporting {
+            try aggregate(.sum, keyPath, as: Value.self)
+        }
     }
 
     /// The smallest value of a column, `nil` over no rows.
     public func min<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value>) throws -> Value? {
-        try aggregate(.min, keyPath, as: Value.self)
+        try executor.reporting {
+            try aggregate(.min, keyPath, as: Value.self)
+        }
     }
 
     /// The least value of an optional column's non-NULL values, `nil` when there are none.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
     public func min<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value?>) throws -> Value? {
-        try aggregate(.min, keyPath, as: Value.self)
+        try executor.reporting {
+            try aggregate(.min, keyPath, as: Value.self)
+        }
     }
 
     /// The largest value of a column, `nil` over no rows.
     public func max<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value>) throws -> Value? {
-        try aggregate(.max, keyPath, as: Value.self)
+        try executor.reporting {
+            try aggregate(.max, keyPath, as: Value.self)
+        }
     }
 
     /// The greatest value of an optional column's non-NULL values, `nil` when there are none.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
     public func max<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value?>) throws -> Value? {
-        try aggregate(.max, keyPath, as: Value.self)
+        try executor.reporting {
+            try aggregate(.max, keyPath, as: Value.self)
+        }
     }
 
     /// The mean of a numeric column, `nil` over no rows.
     public func avg<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value>) throws -> Double? {
-        try aggregate(.avg, keyPath, as: Double.self)
+        try executor.reporting {
+            try aggregate(.avg, keyPath, as: Double.self)
+        }
     }
 
     /// The average of an optional column's non-NULL values, `nil` when there are none.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
     public func avg<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value?>) throws -> Double? {
-        try aggregate(.avg, keyPath, as: Double.self)
+        try executor.reporting {
+            try aggregate(.avg, keyPath, as: Double.self)
+        }
     }
 
     /// Whether the query has any result.
@@ -60,7 +76,7 @@ extension SelectAble {
             try plan.validate()
             let limit = CRUDQueryPlan.Limit(max: Swift.min(plan.limit?.max ?? 1, 1), skip: plan.limit?.skip ?? 0)
             var builder = SQLBuilder(dialect: executor.dialect)
-            let sql = try logging { try builder.rootQuery(plan, selecting: "1", limit: limit, ordered: false) }
+            let sql = try builder.rootQuery(plan, selecting: "1", limit: limit, ordered: false)
             return try executor.withSession(.read) { session in
                 try session.withStatement(sql, builder.parameters) { try $0.step() }
             }
@@ -71,14 +87,18 @@ extension SelectAble {
     /// `["red": 2, "blue": 1]`. An optional column groups its NULLs under `nil`.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`; `CRUDDecoderError`.
     public func count<Key: CRUDValue & Hashable>(groupedBy key: KeyPath<OverAllForm, Key>) throws -> [Key: Int] {
-        try grouped(by: key, .count, of: nil, as: Int.self)
+        try executor.reporting {
+            try grouped(by: key, .count, of: nil, as: Int.self)
+        }
     }
 
     /// The sum of a numeric column for each value of another (`GROUP BY`): `sum(\.gears, groupedBy: \.color)`.
     /// - Throws: as `sum(_:)`.
     public func sum<Value: CRUDValue & Numeric, Key: CRUDValue & Hashable>(_ keyPath: KeyPath<OverAllForm, Value>,
                                                                           groupedBy key: KeyPath<OverAllForm, Key>) throws -> [Key: Value] {
-        try grouped(by: key, .sum, of: keyPath, as: Value.self)
+        try executor.reporting {
+            try grouped(by: key, .sum, of: keyPath, as: Value.self)
+        }
     }
 
     func aggregate<Result: CRUDValue>(_ function: CRUDAggregate, _ keyPath: AnyKeyPath, as result: Result.Type) throws -> Result? {
@@ -117,7 +137,7 @@ extension SelectAble {
         let dialect = executor.dialect
         let columns = try [key, keyPath].compactMap { $0 }.map { path in
             guard let column = OverAllForm.crudColumnIndex(ofAny: path) else {
-                throw CRUDLogging.logged(CRUDSQLGenError("\(function.rawValue.lowercased()): \(path) names no column of \(OverAllForm.self)"))
+                throw CRUDSQLGenError("\(function.rawValue.lowercased()): \(path) names no column of \(OverAllForm.self)")
             }
             return dialect.quote(OverAllForm.crudSchema.columns[column].name)
         }
@@ -133,7 +153,7 @@ extension SelectAble {
             }
         }
         var builder = SQLBuilder(dialect: dialect)
-        let rows = try logging { try builder.rootQuery(plan, selecting: selected, limit: plan.limit, ordered: false) }
+        let rows = try builder.rootQuery(plan, selecting: selected, limit: plan.limit, ordered: false)
         let grouping = key == nil ? "" : " GROUP BY crud_rows.crud_0"
         let select = key == nil ? value : "crud_rows.crud_0, \(value)"
         return ("SELECT \(select) FROM (\(rows)) AS crud_rows\(grouping)", builder.parameters)

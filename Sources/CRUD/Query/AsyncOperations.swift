@@ -62,8 +62,10 @@ extension InsertAble {
     @discardableResult
     public func insert(_ instances: [InsertForm], setKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) async throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        let columns = try InsertForm.crudColumns([setKeys] + rest, for: "insert")
-        return try await insertionTable.executor.perform(.write) { try self.insertRows(instances, columns: columns) }
+        try await insertionTable.executor.reporting {
+            let columns = try InsertForm.crudColumns([setKeys] + rest, for: "insert")
+            return try await insertionTable.executor.perform(.write) { try self.insertRows(instances, columns: columns) }
+        }
     }
 
     /// Inserts one row with only the named columns; the others take their defaults.
@@ -71,16 +73,20 @@ extension InsertAble {
     @discardableResult
     public func insert(_ instance: InsertForm, setKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) async throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        let columns = try InsertForm.crudColumns([setKeys] + rest, for: "insert")
-        return try await insertionTable.executor.perform(.write) { try self.insertRows([instance], columns: columns) }
+        try await insertionTable.executor.reporting {
+            let columns = try InsertForm.crudColumns([setKeys] + rest, for: "insert")
+            return try await insertionTable.executor.perform(.write) { try self.insertRows([instance], columns: columns) }
+        }
     }
 
     /// Inserts every column but the named ones.
     @discardableResult
     public func insert(_ instances: [InsertForm], ignoreKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) async throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        let columns = try InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert")
-        return try await insertionTable.executor.perform(.write) { try self.insertRows(instances, columns: columns) }
+        try await insertionTable.executor.reporting {
+            let columns = try InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert")
+            return try await insertionTable.executor.perform(.write) { try self.insertRows(instances, columns: columns) }
+        }
     }
 
     /// Inserts one row without the named columns, which take their defaults (an id the database
@@ -89,8 +95,10 @@ extension InsertAble {
     @discardableResult
     public func insert(_ instance: InsertForm, ignoreKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) async throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        let columns = try InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert")
-        return try await insertionTable.executor.perform(.write) { try self.insertRows([instance], columns: columns) }
+        try await insertionTable.executor.reporting {
+            let columns = try InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert")
+            return try await insertionTable.executor.perform(.write) { try self.insertRows([instance], columns: columns) }
+        }
     }
 }
 
@@ -108,16 +116,20 @@ extension UpdateAble {
     @discardableResult
     public func update(_ instance: OverAllForm, setKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) async throws
         -> Update<OverAllForm, Self> {
-        let columns = try OverAllForm.crudColumns([setKeys] + rest, for: "update")
-        return try await executor.perform(.write) { try self.updateRows(instance, columns: columns) }
+        try await executor.reporting {
+            let columns = try OverAllForm.crudColumns([setKeys] + rest, for: "update")
+            return try await executor.perform(.write) { try self.updateRows(instance, columns: columns) }
+        }
     }
 
     /// Sets every column but the named ones.
     @discardableResult
     public func update(_ instance: OverAllForm, ignoreKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) async throws
         -> Update<OverAllForm, Self> {
-        let columns = try OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update")
-        return try await executor.perform(.write) { try self.updateRows(instance, columns: columns) }
+        try await executor.reporting {
+            let columns = try OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update")
+            return try await executor.perform(.write) { try self.updateRows(instance, columns: columns) }
+        }
     }
 
     /// Updates the matching rows and returns `returning` of each.
@@ -131,8 +143,10 @@ extension UpdateAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm,
                                         setKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) async throws -> [R] {
-        let columns = try OverAllForm.crudColumns([setKeys] + rest, for: "update")
-        return try await executor.perform(.write) { try self.updateReturning(returning, instance, columns: columns) }
+        try await executor.reporting {
+            let columns = try OverAllForm.crudColumns([setKeys] + rest, for: "update")
+            return try await executor.perform(.write) { try self.updateReturning(returning, instance, columns: columns) }
+        }
     }
 
     /// Updates every column but the named ones of the matching rows and returns `returning` of each
@@ -140,8 +154,10 @@ extension UpdateAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm,
                                         ignoreKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) async throws -> [R] {
-        let columns = try OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update")
-        return try await executor.perform(.write) { try self.updateReturning(returning, instance, columns: columns) }
+        try await executor.reporting {
+            let columns = try OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update")
+            return try await executor.perform(.write) { try self.updateReturning(returning, instance, columns: columns) }
+        }
     }
 }
 
@@ -191,8 +207,10 @@ extension Table {
     /// Inserts only the named columns (the others take their defaults) and returns `returning`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instances: [A],
                                         setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) async throws -> [R] {
-        try await insertReturning(instances, columns: A.crudColumns([setKeys] + rest, for: "insert"), returning: [column(returning)]) {
-            try R(crudRow: $0, column: 0)
+        try await executor.reporting {
+            try await insertReturning(instances, columns: A.crudColumns([setKeys] + rest, for: "insert"), returning: [column(returning)]) {
+                try R(crudRow: $0, column: 0)
+            }
         }
     }
 
@@ -200,16 +218,20 @@ extension Table {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A,
                                         setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) async throws -> R {
-        try await insertReturning([instance], columns: A.crudColumns([setKeys] + rest, for: "insert"), returning: [column(returning)]) {
-            try R(crudRow: $0, column: 0)
-        }[0]
+        try await executor.reporting {
+            try await insertReturning([instance], columns: A.crudColumns([setKeys] + rest, for: "insert"), returning: [column(returning)]) {
+                try R(crudRow: $0, column: 0)
+            }[0]
+        }
     }
 
     /// Inserts every column but the named ones and returns `returning`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instances: [A],
                                         ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) async throws -> [R] {
-        try await insertReturning(instances, columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"),
-                                  returning: [column(returning)]) { try R(crudRow: $0, column: 0) }
+        try await executor.reporting {
+            try await insertReturning(instances, columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"),
+                                      returning: [column(returning)]) { try R(crudRow: $0, column: 0) }
+        }
     }
 
     /// Inserts one row without the named columns and returns its `returning` value as stored (an
@@ -217,8 +239,10 @@ extension Table {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A,
                                         ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) async throws -> R {
-        try await insertReturning([instance], columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"),
-                                  returning: [column(returning)]) { try R(crudRow: $0, column: 0) }[0]
+        try await executor.reporting {
+            try await insertReturning([instance], columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"),
+                                      returning: [column(returning)]) { try R(crudRow: $0, column: 0) }[0]
+        }
     }
 
     /// Inserts `instances` and returns the stored rows, database defaults filled in, in order.
@@ -281,7 +305,9 @@ extension Database {
     @discardableResult
     public func create<A: CRUDModel>(_ type: A.Type, primaryKey: PartialKeyPath<A>? = nil,
                                      policy: TableCreatePolicy = .defaultPolicy) async throws -> Create<A, Database<C>> {
-        try await executor.perform(.write) { try self.create(type, primaryKey: primaryKey, policy: policy) }
+        try await executor.reporting {
+            try await executor.perform(.write) { try self.create(type, primaryKey: primaryKey, policy: policy) }
+        }
     }
 
     /// Runs one SQL statement; rows it returns are discarded.
@@ -305,65 +331,87 @@ extension SelectAble {
     /// The sum of a numeric column, `nil` over no rows.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
     public func sum<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value>) async throws -> Value? {
-        try await aggregate(.sum, keyPath, as: Value.self)
+        try await executor.reporting {
+            try await aggregate(.sum, keyPath, as: Value.self)
+        }
     }
 
     /// The sum of an optional column's non-NULL values, `nil` when there are none.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
     public func sum<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value?>) async throws -> Value? {
-        try await aggregate(.sum, keyPath, as: Value.self)
+        try await executor.reporting {
+            try await aggregate(.sum, keyPath, as: Value.self)
+        }
     }
 
     /// The smallest value of a column, `nil` over no rows.
     public func min<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value>) async throws -> Value? {
-        try await aggregate(.min, keyPath, as: Value.self)
+        try await executor.reporting {
+            try await aggregate(.min, keyPath, as: Value.self)
+        }
     }
 
     /// The least value of an optional column's non-NULL values, `nil` when there are none.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
     public func min<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value?>) async throws -> Value? {
-        try await aggregate(.min, keyPath, as: Value.self)
+        try await executor.reporting {
+            try await aggregate(.min, keyPath, as: Value.self)
+        }
     }
 
     /// The largest value of a column, `nil` over no rows.
     public func max<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value>) async throws -> Value? {
-        try await aggregate(.max, keyPath, as: Value.self)
+        try await executor.reporting {
+            try await aggregate(.max, keyPath, as: Value.self)
+        }
     }
 
     /// The greatest value of an optional column's non-NULL values, `nil` when there are none.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
     public func max<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value?>) async throws -> Value? {
-        try await aggregate(.max, keyPath, as: Value.self)
+        try await executor.reporting {
+            try await aggregate(.max, keyPath, as: Value.self)
+        }
     }
 
     /// The mean of a numeric column, `nil` over no rows.
     public func avg<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value>) async throws -> Double? {
-        try await aggregate(.avg, keyPath, as: Double.self)
+        try await executor.reporting {
+            try await aggregate(.avg, keyPath, as: Double.self)
+        }
     }
 
     /// The average of an optional column's non-NULL values, `nil` when there are none.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
     public func avg<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value?>) async throws -> Double? {
-        try await aggregate(.avg, keyPath, as: Double.self)
+        try await executor.reporting {
+            try await aggregate(.avg, keyPath, as: Double.self)
+        }
     }
 
     /// Whether the query has any result.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     public func exists() async throws -> Bool {
-        try await executor.perform(.read) { try self.exists() }
+        try await executor.reporting {
+            try await executor.perform(.read) { try self.exists() }
+        }
     }
 
     /// The number of rows for each value of a column (`GROUP BY`).
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
     public func count<Key: CRUDValue & Hashable>(groupedBy key: KeyPath<OverAllForm, Key>) async throws -> [Key: Int] {
-        try await executor.perform(.read) { try self.count(groupedBy: key) }
+        try await executor.reporting {
+            try await executor.perform(.read) { try self.count(groupedBy: key) }
+        }
     }
 
     /// The sum of a numeric column for each value of another (`GROUP BY`).
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError` (also when a sum does not fit), `CRUDDecoderError`.
     public func sum<Value: CRUDValue & Numeric, Key: CRUDValue & Hashable>(_ keyPath: KeyPath<OverAllForm, Value>,
                                                                           groupedBy key: KeyPath<OverAllForm, Key>) async throws -> [Key: Value] {
-        try await executor.perform(.read) { try self.sum(keyPath, groupedBy: key) }
+        try await executor.reporting {
+            try await executor.perform(.read) { try self.sum(keyPath, groupedBy: key) }
+        }
     }
 
     private func aggregate<Result: CRUDValue>(_ function: CRUDAggregate, _ keyPath: AnyKeyPath, as result: Result.Type) async throws -> Result? {
@@ -378,7 +426,9 @@ extension Table {
     @discardableResult
     public func upsert(_ instances: [A], onConflict target: PartialKeyPath<A>, _ moreTarget: PartialKeyPath<A>...,
                        do action: CRUDConflictAction<A> = .replace) async throws -> Int {
-        try await executor.perform(.write) { try self.upsert(instances, target: [target] + moreTarget, action: action) }
+        try await executor.reporting {
+            try await executor.perform(.write) { try self.upsert(instances, target: [target] + moreTarget, action: action) }
+        }
     }
 
     /// Inserts one row, or on a conflict with `target` (the primary key or a unique constraint) does
@@ -388,6 +438,8 @@ extension Table {
     @discardableResult
     public func upsert(_ instance: A, onConflict target: PartialKeyPath<A>, _ moreTarget: PartialKeyPath<A>...,
                        do action: CRUDConflictAction<A> = .replace) async throws -> Int {
-        try await executor.perform(.write) { try self.upsert([instance], target: [target] + moreTarget, action: action) }
+        try await executor.reporting {
+            try await executor.perform(.write) { try self.upsert([instance], target: [target] + moreTarget, action: action) }
+        }
     }
 }

@@ -23,14 +23,14 @@ public struct JoinPivot<OverAllForm: CRUDModel, Parent: TableProtocol, NewType: 
 extension JoinAble {
     private func column<Model: CRUDModel>(_ keyPath: PartialKeyPath<Model>, _ role: String) throws -> Int {
         guard let column = Model.crudColumnIndex(of: keyPath) else {
-            throw CRUDLogging.logged(CRUDSQLGenError("join: the \(role) key path \(keyPath) names no column of \(Model.self)"))
+            throw CRUDSQLGenError("join: the \(role) key path \(keyPath) names no column of \(Model.self)")
         }
         return column
     }
 
     private func relation<Child: CRUDModel>(_ keyPath: KeyPath<OverAllForm, [Child]?>) throws -> Int {
         guard let relation = OverAllForm.crudRelationIndex(of: keyPath) else {
-            throw CRUDLogging.logged(CRUDSQLGenError("join: \(keyPath) is not a relation property ([\(Child.self)]?) of \(OverAllForm.self)"))
+            throw CRUDSQLGenError("join: \(keyPath) is not a relation property ([\(Child.self)]?) of \(OverAllForm.self)")
         }
         return relation
     }
@@ -43,7 +43,9 @@ extension JoinAble {
         on: KeyPath<OverAllForm, KeyType>,
         equals: KeyPath<NewType, KeyType>
     ) throws -> Join<OverAllForm, Self, NewType, KeyType> {
-        try joined(to, on: on, equals: equals)
+        try executor.reporting {
+            try joined(to, on: on, equals: equals)
+        }
     }
 
     /// The same join where the child's key is optional (a nullable foreign key): rows whose key
@@ -53,7 +55,9 @@ extension JoinAble {
         on: KeyPath<OverAllForm, KeyType>,
         equals: KeyPath<NewType, KeyType?>
     ) throws -> Join<OverAllForm, Self, NewType, KeyType> {
-        try joined(to, on: on, equals: equals)
+        try executor.reporting {
+            try joined(to, on: on, equals: equals)
+        }
     }
 
     private func joined<NewType: CRUDModel, KeyType: CRUDValue>(
@@ -77,11 +81,13 @@ extension JoinAble {
         and: KeyPath<NewType, SecondKeyType>,
         is: KeyPath<Pivot, SecondKeyType>
     ) throws -> JoinPivot<OverAllForm, Self, NewType, Pivot, FirstKeyType, SecondKeyType> {
-        var plan = self.plan
-        plan.joins.append(CRUDQueryPlan.Join(
-            relation: try relation(to), model: NewType.self,
-            parentColumn: try column(on, "on"), childColumn: try column(and, "and"),
-            pivot: CRUDQueryPlan.Pivot(model: Pivot.self, parentColumn: try column(equals, "equals"), childColumn: try column(`is`, "is"))))
-        return JoinPivot(database: database, plan: plan)
+        try executor.reporting {
+            var plan = self.plan
+            plan.joins.append(CRUDQueryPlan.Join(
+                relation: try relation(to), model: NewType.self,
+                parentColumn: try column(on, "on"), childColumn: try column(and, "and"),
+                pivot: CRUDQueryPlan.Pivot(model: Pivot.self, parentColumn: try column(equals, "equals"), childColumn: try column(`is`, "is"))))
+            return JoinPivot(database: database, plan: plan)
+        }
     }
 }

@@ -46,10 +46,10 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
     init(executor: CRUDExecutor<Connection>, plan: CRUDQueryPlan, keyPath: KeyPath<Model, Key>) throws {
         try plan.validate()
         guard plan.joins.isEmpty else {
-            throw CRUDLogging.logged(CRUDSQLGenError("prepared(matching:): a query with joins cannot be prepared; run it as a chain"))
+            throw CRUDSQLGenError("prepared(matching:): a query with joins cannot be prepared; run it as a chain")
         }
         guard let column = Model.crudColumnIndex(of: keyPath) else {
-            throw CRUDLogging.logged(CRUDSQLGenError("prepared(matching:): \(keyPath) names no column of \(Model.self)"))
+            throw CRUDSQLGenError("prepared(matching:): \(keyPath) names no column of \(Model.self)")
         }
         self.executor = executor
         keyName = Model.crudSchema.columns[column].name
@@ -72,17 +72,21 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
     ///   `CRUDDecoderError` when the row does not fit the model.
     @inlinable
     public func first(_ key: Key) throws -> Model? {
-        try run(first, key) { statement in try statement.step() ? Model(crudRow: statement) : nil }
+        try executor.reporting {
+            try run(first, key) { statement in try statement.step() ? Model(crudRow: statement) : nil }
+        }
     }
 
     /// Every row whose key equals `key`, in the query's order.
     /// - Throws: as `first(_:)`.
     @inlinable
     public func select(_ key: Key) throws -> [Model] {
-        try run(all, key) { statement in
-            var rows: [Model] = []
-            while try statement.step() { rows.append(try Model(crudRow: statement)) }
-            return rows
+        try executor.reporting {
+            try run(all, key) { statement in
+                var rows: [Model] = []
+                while try statement.step() { rows.append(try Model(crudRow: statement)) }
+                return rows
+            }
         }
     }
 
@@ -90,8 +94,10 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
     /// - Throws: as `first(_:)`, or what `body` throws.
     @inlinable
     public func forEach(_ key: Key, _ body: (Model) throws -> Void) throws {
-        try run(all, key) { statement in
-            while try statement.step() { try body(try Model(crudRow: statement)) }
+        try executor.reporting {
+            try run(all, key) { statement in
+                while try statement.step() { try body(try Model(crudRow: statement)) }
+            }
         }
     }
 
@@ -99,13 +105,17 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
     /// operations are.
     /// - Throws: as `first(_:)`.
     public func first(_ key: Key) async throws -> Model? where Key: Sendable, Model: Sendable {
-        try await executor.perform(.read) { try self.first(key) }
+        try await executor.reporting {
+            try await executor.perform(.read) { try self.first(key) }
+        }
     }
 
     /// Every row whose key equals `key`, run off the cooperative pool.
     /// - Throws: as `first(_:)`.
     public func select(_ key: Key) async throws -> [Model] where Key: Sendable, Model: Sendable {
-        try await executor.perform(.read) { try self.select(key) }
+        try await executor.reporting {
+            try await executor.perform(.read) { try self.select(key) }
+        }
     }
 
     /// Runs `variant` with `key` bound on a session's kept statement, and `read` over its rows;
@@ -114,8 +124,8 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
     func run<T>(_ variant: Variant, _ key: Key, _ read: (Connection.Statement) throws -> T) throws -> T {
         try executor.reporting {
             if Key.crudIsOptional, try CRUDDatabaseValue(key) == .null {
-                throw CRUDLogging.logged(CRUDSQLGenError("a prepared query matching \"\(keyName)\" ran with nil, which = matches in no row; "
-                    + "select with where(\\.\(keyName) == nil) instead, which means IS NULL"))
+                throw CRUDSQLGenError("a prepared query matching \"\(keyName)\" ran with nil, which = matches in no row; "
+                    + "select with where(\\.\(keyName) == nil) instead, which means IS NULL")
             }
             return try executor.withSession(.read) { session in
                 try session.withOwnedStatement(variant.slot, variant.sql) { statement in

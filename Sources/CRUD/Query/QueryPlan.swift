@@ -101,6 +101,6 @@ public struct CRUDQueryPlan: Sendable {
 
     /// Throws the first chaining mistake, if any.
     func validate() throws {
-        if let deferredError { throw CRUDLogging.logged(deferredError) }
+        if let deferredError { throw deferredError }
     }
 }

@@ -31,7 +31,7 @@ extension Table {
 
     func column<R: CRUDValue>(_ keyPath: KeyPath<A, R>) throws -> Int {
         guard let column = A.crudColumnIndex(of: keyPath) else {
-            throw CRUDLogging.logged(CRUDSQLGenError("returning: \(keyPath) names no column of \(A.self)"))
+            throw CRUDSQLGenError("returning: \(keyPath) names no column of \(A.self)")
         }
         return column
     }
@@ -55,8 +55,10 @@ extension Table {
     /// Inserts only the named columns (the others take their defaults) and returns `returning`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instances: [A],
                                         setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> [R] {
-        try insertReturning(instances, columns: A.crudColumns([setKeys] + rest, for: "insert"), returning: [column(returning)]) {
-            try R(crudRow: $0, column: 0)
+        try executor.reporting {
+            try insertReturning(instances, columns: A.crudColumns([setKeys] + rest, for: "insert"), returning: [column(returning)]) {
+                try R(crudRow: $0, column: 0)
+            }
         }
     }
 
@@ -64,16 +66,20 @@ extension Table {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A,
                                         setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> R {
-        try insertReturning([instance], columns: A.crudColumns([setKeys] + rest, for: "insert"), returning: [column(returning)]) {
-            try R(crudRow: $0, column: 0)
-        }[0]
+        try executor.reporting {
+            try insertReturning([instance], columns: A.crudColumns([setKeys] + rest, for: "insert"), returning: [column(returning)]) {
+                try R(crudRow: $0, column: 0)
+            }[0]
+        }
     }
 
     /// Inserts every column but the named ones (they take their defaults) and returns `returning`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instances: [A],
                                         ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> [R] {
-        try insertReturning(instances, columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"), returning: [column(returning)]) {
-            try R(crudRow: $0, column: 0)
+        try executor.reporting {
+            try insertReturning(instances, columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"), returning: [column(returning)]) {
+                try R(crudRow: $0, column: 0)
+            }
         }
     }
 
@@ -82,9 +88,11 @@ extension Table {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A,
                                         ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> R {
-        try insertReturning([instance], columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"), returning: [column(returning)]) {
-            try R(crudRow: $0, column: 0)
-        }[0]
+        try executor.reporting {
+            try insertReturning([instance], columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"), returning: [column(returning)]) {
+                try R(crudRow: $0, column: 0)
+            }[0]
+        }
     }
 
     /// Inserts `instances` and returns the stored rows, database defaults filled in, in order.
@@ -144,7 +152,7 @@ extension Table {
 extension UpdateAble {
     func updateReturning<R: CRUDValue>(_ keyPath: KeyPath<OverAllForm, R>, _ instance: OverAllForm, columns: [Int]?) throws -> [R] {
         guard let returned = OverAllForm.crudColumnIndex(of: keyPath) else {
-            throw CRUDLogging.logged(CRUDSQLGenError("returning: \(keyPath) names no column of \(OverAllForm.self)"))
+            throw CRUDSQLGenError("returning: \(keyPath) names no column of \(OverAllForm.self)")
         }
         try executor.dialect.requireReturning(from: .update)
         return try executor.withSession(.write) { session in
@@ -174,7 +182,9 @@ extension UpdateAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm,
                                         setKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) throws -> [R] {
-        try updateReturning(returning, instance, columns: OverAllForm.crudColumns([setKeys] + rest, for: "update"))
+        try executor.reporting {
+            try updateReturning(returning, instance, columns: OverAllForm.crudColumns([setKeys] + rest, for: "update"))
+        }
     }
 
     /// Updates every column but the named ones of the matching rows and returns `returning` of each
@@ -182,7 +192,9 @@ extension UpdateAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm,
                                         ignoreKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) throws -> [R] {
-        try updateReturning(returning, instance, columns: OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update"))
+        try executor.reporting {
+            try updateReturning(returning, instance, columns: OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update"))
+        }
     }
 }
 
@@ -195,7 +207,7 @@ extension CRUDDialect {
         case .update: "UPDATE"
         case .delete: "DELETE"
         }
-        throw CRUDLogging.logged(CRUDSQLGenError(
-            "returning(…, \(kind):): \(name) has no \(statement) … RETURNING; write the rows, then select them"))
+        throw CRUDSQLGenError(
+            "returning(…, \(kind):): \(name) has no \(statement) … RETURNING; write the rows, then select them")
     }
 }

@@ -60,7 +60,7 @@ extension SelectAble {
         return try executor.reporting {
             try plan.validate()
             var builder = SQLBuilder(dialect: executor.dialect)
-            let sql = try logging { try builder.count(plan) }
+            let sql = try builder.count(plan)
             return try executor.withSession(.read) { session in
                 try session.withStatement(sql, builder.parameters) { statement in
                     guard try statement.step() else { throw CRUDSQLExeError("COUNT returned no row", sql: sql) }

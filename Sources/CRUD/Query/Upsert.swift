@@ -31,14 +31,18 @@ extension Table {
     @discardableResult
     public func upsert(_ instances: [A], onConflict target: PartialKeyPath<A>, _ moreTarget: PartialKeyPath<A>...,
                        do action: CRUDConflictAction<A> = .replace) throws -> Int {
-        try upsert(instances, target: [target] + moreTarget, action: action)
+        try executor.reporting {
+            try upsert(instances, target: [target] + moreTarget, action: action)
+        }
     }
 
     /// Inserts the row, or handles a conflict with a stored one as `action` says.
     @discardableResult
     public func upsert(_ instance: A, onConflict target: PartialKeyPath<A>, _ moreTarget: PartialKeyPath<A>...,
                        do action: CRUDConflictAction<A> = .replace) throws -> Int {
-        try upsert([instance], target: [target] + moreTarget, action: action)
+        try executor.reporting {
+            try upsert([instance], target: [target] + moreTarget, action: action)
+        }
     }
 
     func upsert(_ instances: [A], target: [PartialKeyPath<A>], action: CRUDConflictAction<A>) throws -> Int {
@@ -63,10 +67,10 @@ extension Table {
             // tell a target that is not a key only by a general error code.
             let keys = try session.uniqueKeys(of: schema.name, exactly: names)
             guard !keys.isEmpty else {
-                throw CRUDLogging.logged(CRUDSQLExeError(
+                throw CRUDSQLExeError(
                     "upsert: the conflict target (\(names.joined(separator: ", "))) of \(A.self) is neither its primary key nor a unique constraint, so the "
                         + "database cannot tell which row conflicts; declare .unique(…) in crudConstraints or name the primary key",
-                    kind: .conflictTargetNotUnique, table: schema.name))
+                    kind: .conflictTargetNotUnique, table: schema.name)
             }
             guard let clause = dialect.upsertClause(target: names.map(dialect.quote), update: updated.map { dialect.quote(schema.columns[$0].name) }) else {
                 return try session.transaction(.default) {
@@ -130,7 +134,7 @@ extension Table {
                     try instance.crudBind(columns: target, to: &binder)
                     return try statement.step()
                 }
-                guard onTarget else { throw CRUDLogging.logged(collision) }
+                guard onTarget else { throw collision }
                 guard let update else { continue }
                 func write(_ capture: CRUDChangeCapture) throws {
                     try session.withStatement(update) { statement in

@@ -16,9 +16,9 @@ public struct Insert<Form: CRUDModel, Parent> {
                 return .some(try session.connection.lastInsertId())
             }
             guard let id = id ?? nil else {
-                throw CRUDLogging.logged(CRUDSQLExeError(
+                throw CRUDSQLExeError(
                     "lastInsertId(): the connection that ran the insert has run other statements since, so its last id may be "
-                        + "another's; call lastInsertId() right after the insert, or use returning(…) to get the row's values"))
+                        + "another's; call lastInsertId() right after the insert, or use returning(…) to get the row's values")
             }
             return id
         } }
@@ -30,6 +30,7 @@ public struct Insert<Form: CRUDModel, Parent> {
     /// - Throws: `CRUDSQLExeError` when the database cannot be asked, or when the connection has run
     ///   other statements since the insert (call it right after the insert).
     public func lastInsertId() throws -> Int? {
+        // The closure the insert made reports its own errors.
         try readLastInsertId()
     }
 }
@@ -54,7 +55,7 @@ extension CRUDModel {
         var columns: Set<Int> = []
         for keyPath in keyPaths {
             guard let column = crudColumnIndex(of: keyPath) else {
-                throw CRUDLogging.logged(CRUDSQLGenError("\(operation): \(keyPath) names no column of \(Self.self)"))
+                throw CRUDSQLGenError("\(operation): \(keyPath) names no column of \(Self.self)")
             }
             columns.insert(column)
         }
@@ -121,7 +122,9 @@ extension InsertAble {
     @discardableResult @inlinable
     public func insert(_ instances: [InsertForm], setKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        try insertRows(instances, columns: InsertForm.crudColumns([setKeys] + rest, for: "insert"))
+        try insertionTable.executor.reporting {
+            try insertRows(instances, columns: InsertForm.crudColumns([setKeys] + rest, for: "insert"))
+        }
     }
 
     /// Inserts one row with only the named columns; the others take their defaults.
@@ -129,7 +132,9 @@ extension InsertAble {
     @discardableResult @inlinable
     public func insert(_ instance: InsertForm, setKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        try insertRows([instance], columns: InsertForm.crudColumns([setKeys] + rest, for: "insert"))
+        try insertionTable.executor.reporting {
+            try insertRows([instance], columns: InsertForm.crudColumns([setKeys] + rest, for: "insert"))
+        }
     }
 
     /// Inserts every column but the named ones (an auto-assigned id, say); ignoring all columns
@@ -137,7 +142,9 @@ extension InsertAble {
     @discardableResult @inlinable
     public func insert(_ instances: [InsertForm], ignoreKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        try insertRows(instances, columns: InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"))
+        try insertionTable.executor.reporting {
+            try insertRows(instances, columns: InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"))
+        }
     }
 
     /// Inserts one row without the named columns, which take their defaults (an id the database
@@ -146,7 +153,9 @@ extension InsertAble {
     @discardableResult @inlinable
     public func insert(_ instance: InsertForm, ignoreKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        try insertRows([instance], columns: InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"))
+        try insertionTable.executor.reporting {
+            try insertRows([instance], columns: InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"))
+        }
     }
 
     @inlinable
@@ -215,14 +224,18 @@ extension UpdateAble {
     @discardableResult
     public func update(_ instance: OverAllForm, setKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) throws
         -> Update<OverAllForm, Self> {
-        try updateRows(instance, columns: OverAllForm.crudColumns([setKeys] + rest, for: "update"))
+        try executor.reporting {
+            try updateRows(instance, columns: OverAllForm.crudColumns([setKeys] + rest, for: "update"))
+        }
     }
 
     /// Sets every column but the named ones.
     @discardableResult
     public func update(_ instance: OverAllForm, ignoreKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) throws
         -> Update<OverAllForm, Self> {
-        try updateRows(instance, columns: OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update"))
+        try executor.reporting {
+            try updateRows(instance, columns: OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update"))
+        }
     }
 
     func updateRows(_ instance: OverAllForm, columns: [Int]?) throws -> Update<OverAllForm, Self> {
@@ -240,7 +253,7 @@ extension UpdateAble {
             }
             guard let key = capture.selectedIDColumn else { return try update(capture) }
             var builder = SQLBuilder(dialect: executor.dialect)
-            let query = try logging { try builder.rootQuery(plan, selecting: "t0." + executor.dialect.quote(schema.columns[key].name), limit: nil, ordered: false) }
+            let query = try builder.rootQuery(plan, selecting: "t0." + executor.dialect.quote(schema.columns[key].name), limit: nil, ordered: false)
             return try session.write(recording: .update, in: schema.name, idsOf: query, bind: { binder in
                 for (position, value) in builder.parameters.enumerated() { try value.bind(to: &binder, at: position) }
             }) { try update(.unobserved) }
@@ -256,10 +269,10 @@ extension UpdateAble {
         let schema = OverAllForm.crudSchema
         let assigned = columns ?? Array(schema.columns.indices)
         guard !assigned.isEmpty else {
-            throw CRUDLogging.logged(CRUDSQLGenError("update: every column of \(OverAllForm.self) is ignored, so there is nothing to set"))
+            throw CRUDSQLGenError("update: every column of \(OverAllForm.self) is ignored, so there is nothing to set")
         }
         var builder = SQLBuilder(dialect: executor.dialect, firstParameter: assigned.count)
-        let sql = try logging { try builder.update(schema, columns: assigned, filter: plan.filter, root: OverAllForm.self) }
+        let sql = try builder.update(schema, columns: assigned, filter: plan.filter, root: OverAllForm.self)
             + builder.returningClause(schema, returning)
         return (sql, builder.parameters, assigned.count)
     }
@@ -276,7 +289,7 @@ extension DeleteAble {
             let changed = try executor.withSession(.write) { session in
                 let capture = session.changeCapture(for: schema, writing: .delete)
                 var builder = SQLBuilder(dialect: executor.dialect)
-                let sql = try logging { try builder.delete(schema, filter: plan.filter, root: OverAllForm.self) }
+                let sql = try builder.delete(schema, filter: plan.filter, root: OverAllForm.self)
                     + builder.returningClause(schema, capture.returning)
                 return try session.withStatement(sql, builder.parameters) { statement in
                     try session.step(statement, writing: .delete, in: schema.name, capture: capture)
@@ -299,11 +312,11 @@ extension Table {
     }
 
     func index(unique: Bool, keys: [PartialKeyPath<A>]) throws -> Index<A, Self> {
-        guard !keys.isEmpty else { throw CRUDLogging.logged(CRUDSQLGenError("index: name at least one column")) }
+        guard !keys.isEmpty else { throw CRUDSQLGenError("index: name at least one column") }
         var columns: [Int] = []
         for key in keys {
             guard let column = A.crudColumnIndex(of: key) else {
-                throw CRUDLogging.logged(CRUDSQLGenError("index: \(key) names no column of \(A.self)"))
+                throw CRUDSQLGenError("index: \(key) names no column of \(A.self)")
             }
             if !columns.contains(column) { columns.append(column) }
         }
