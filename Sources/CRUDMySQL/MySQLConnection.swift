@@ -240,43 +240,36 @@ public final class MySQLConnection: CRUDConnection {
                               kind: .connectionLost)
     }
 
-    public func columns(ofTable table: String) throws -> [CRUDDatabaseColumn]? {
-        let statement = try prepare("""
+    public func columns(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [CRUDDatabaseColumn]? {
+        var columns: [CRUDDatabaseColumn] = []
+        try runner.forEachRow("""
             SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE = 'YES', COLUMN_KEY = 'PRI' FROM information_schema.COLUMNS
             WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION
-            """)
-        defer { release(statement) }
-        try statement.bindText(table, at: 0)
-        var columns: [CRUDDatabaseColumn] = []
-        while try statement.step() {
-            columns.append(CRUDDatabaseColumn(name: try statement.readText(0), declaredType: try statement.readText(1),
-                                              isNullable: try statement.readInt64(2) != 0, isPrimaryKey: try statement.readInt64(3) != 0))
+            """, [.text(table)]) { row in
+            columns.append(CRUDDatabaseColumn(name: try row.readText(0), declaredType: try row.readText(1),
+                                              isNullable: try row.readInt64(2) != 0, isPrimaryKey: try row.readInt64(3) != 0))
         }
         return columns.isEmpty ? nil : columns
     }
 
-    public func constraintNames(ofTable table: String) throws -> Set<String> {
-        let statement = try prepare("""
-            SELECT CONSTRAINT_NAME FROM information_schema.TABLE_CONSTRAINTS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?
-            """)
-        defer { release(statement) }
-        try statement.bindText(table, at: 0)
+    public func constraintNames(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Set<String> {
         var names: Set<String> = []
-        while try statement.step() { names.insert(try statement.readText(0)) }
+        try runner.forEachRow("""
+            SELECT CONSTRAINT_NAME FROM information_schema.TABLE_CONSTRAINTS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?
+            """, [.text(table)]) { names.insert(try $0.readText(0)) }
         return names
     }
 
     /// From `information_schema.STATISTICS`, by the names a duplicate-key error gives them (`PRIMARY`
     /// for the primary key).
-    public func uniqueKeys(ofTable table: String) throws -> [String: Set<String>] {
-        let statement = try prepare("""
+    public func uniqueKeys(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [String: Set<String>] {
+        var keys: [String: Set<String>] = [:]
+        try runner.forEachRow("""
             SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS
             WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND NON_UNIQUE = 0 ORDER BY INDEX_NAME, SEQ_IN_INDEX
-            """)
-        defer { release(statement) }
-        try statement.bindText(table, at: 0)
-        var keys: [String: Set<String>] = [:]
-        while try statement.step() { keys[try statement.readText(0), default: []].insert(try statement.readText(1)) }
+            """, [.text(table)]) { row in
+            keys[try row.readText(0), default: []].insert(try row.readText(1))
+        }
         return keys
     }
 }

@@ -188,49 +188,43 @@ public final class PostgresConnection: CRUDConnection {
         return nil
     }
 
-    public func columns(ofTable table: String) throws -> [CRUDDatabaseColumn]? {
-        let statement = try prepare("""
+    public func columns(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [CRUDDatabaseColumn]? {
+        var columns: [CRUDDatabaseColumn] = []
+        try runner.forEachRow("""
             SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull,
                    EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = a.attrelid AND i.indisprimary AND a.attnum = ANY (i.indkey))
             FROM pg_attribute a
             WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
-            """)
-        defer { release(statement) }
-        try statement.bindText(dialect.quote(table), at: 0)
-        var columns: [CRUDDatabaseColumn] = []
-        while try statement.step() {
-            columns.append(CRUDDatabaseColumn(name: try statement.readText(0), declaredType: try statement.readText(1),
-                                              isNullable: try statement.readBool(2), isPrimaryKey: try statement.readBool(3)))
+            """, [.text(dialect.quote(table))]) { row in
+            columns.append(CRUDDatabaseColumn(name: try row.readText(0), declaredType: try row.readText(1),
+                                              isNullable: try row.readBool(2), isPrimaryKey: try row.readBool(3)))
         }
         if !columns.isEmpty { return columns }
-        let exists = try prepare("SELECT to_regclass($1) IS NOT NULL")
-        defer { release(exists) }
-        try exists.bindText(dialect.quote(table), at: 0)
-        return try exists.step() && exists.readBool(0) ? [] : nil
+        var exists = false
+        try runner.forEachRow("SELECT to_regclass($1) IS NOT NULL", [.text(dialect.quote(table))]) { exists = try $0.readBool(0) }
+        return exists ? [] : nil
     }
 
-    public func constraintNames(ofTable table: String) throws -> Set<String> {
-        let statement = try prepare("SELECT conname::text FROM pg_constraint WHERE conrelid = to_regclass($1)")
-        defer { release(statement) }
-        try statement.bindText(dialect.quote(table), at: 0)
+    public func constraintNames(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Set<String> {
         var names: Set<String> = []
-        while try statement.step() { names.insert(try statement.readText(0)) }
+        try runner.forEachRow("SELECT conname::text FROM pg_constraint WHERE conrelid = to_regclass($1)", [.text(dialect.quote(table))]) {
+            names.insert(try $0.readText(0))
+        }
         return names
     }
 
     /// The unique indexes of `table` (those of its primary key and unique constraints too) with their
     /// columns: what `ON CONFLICT (…)` accepts. Partial indexes and indexes on expressions are left
     /// out.
-    public func uniqueKeys(ofTable table: String) throws -> [String: Set<String>] {
-        let statement = try prepare("""
+    public func uniqueKeys(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [String: Set<String>] {
+        var keys: [String: Set<String>] = [:]
+        try runner.forEachRow("""
             SELECT i.indexrelid::regclass::text, a.attname::text FROM pg_index AS i
             JOIN pg_attribute AS a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
             WHERE i.indrelid = to_regclass($1) AND i.indisunique AND i.indpred IS NULL AND i.indexprs IS NULL
-            """)
-        defer { release(statement) }
-        try statement.bindText(dialect.quote(table), at: 0)
-        var keys: [String: Set<String>] = [:]
-        while try statement.step() { keys[try statement.readText(0), default: []].insert(try statement.readText(1)) }
+            """, [.text(dialect.quote(table))]) { row in
+            keys[try row.readText(0), default: []].insert(try row.readText(1))
+        }
         return keys
     }
 }

@@ -181,16 +181,10 @@ public final class SQLiteConnection: CRUDConnection {
         Int(sqlite3_last_insert_rowid(handle))
     }
 
-    public func columns(ofTable table: String) throws -> [CRUDDatabaseColumn]? {
-        let exists = try prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1")
-        defer { release(exists) }
-        try exists.bindText(table, at: 0)
-        guard try exists.step() else { return nil }
-        let info = try prepare("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?1) ORDER BY cid")
-        defer { release(info) }
-        try info.bindText(table, at: 0)
+    public func columns(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [CRUDDatabaseColumn]? {
+        guard try runner.hasRow("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", [.text(table)]) else { return nil }
         var columns: [CRUDDatabaseColumn] = []
-        while try info.step() {
+        try runner.forEachRow("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?1) ORDER BY cid", [.text(table)]) { info in
             columns.append(CRUDDatabaseColumn(name: try info.readText(0), declaredType: try info.readText(1),
                                               isNullable: try info.readInt64(2) == 0, isPrimaryKey: try info.readInt64(3) > 0))
         }
@@ -200,16 +194,15 @@ public final class SQLiteConnection: CRUDConnection {
     /// The unique indexes of `table` (`UNIQUE` constraints, a primary key; the rowid primary key as
     /// `PRIMARY KEY`) with their columns. Partial indexes are left out, and an expression in an index
     /// is a column no name matches.
-    public func uniqueKeys(ofTable table: String) throws -> [String: Set<String>] {
-        let statement = try prepare("""
+    public func uniqueKeys(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [String: Set<String>] {
+        var keys: [String: Set<String>] = [:]
+        try runner.forEachRow("""
             SELECT il.name, coalesce(ii.name, char(0)) FROM pragma_index_list(?1) AS il, pragma_index_info(il.name) AS ii
             WHERE il."unique" = 1 AND il.partial = 0
             UNION ALL SELECT 'PRIMARY KEY', name FROM pragma_table_info(?1) WHERE pk > 0
-            """)
-        defer { release(statement) }
-        try statement.bindText(table, at: 0)
-        var keys: [String: Set<String>] = [:]
-        while try statement.step() { keys[try statement.readText(0), default: []].insert(try statement.readText(1)) }
+            """, [.text(table)]) { row in
+            keys[try row.readText(0), default: []].insert(try row.readText(1))
+        }
         return keys
     }
 }

@@ -4,82 +4,78 @@ import CRUD
 /// does nothing inside one), checked before it commits, the table's indexes to make again, its
 /// `CREATE TABLE` text, and the `AUTOINCREMENT` counter to carry over.
 extension SQLiteConnection {
-    public func withForeignKeysOff<T>(_ body: () throws -> T) throws -> T {
-        guard try foreignKeysEnforced() else { return try body() }
-        try execute("PRAGMA foreign_keys = OFF")
-        defer { try? execute("PRAGMA foreign_keys = ON") }
+    public func withForeignKeysOff<T>(using runner: some CRUDCatalogRunner<Statement>, _ body: () throws -> T) throws -> T {
+        guard try foreignKeysEnforced(using: runner) else { return try body() }
+        try runner.execute("PRAGMA foreign_keys = OFF")
+        defer {
+            do {
+                try runner.execute("PRAGMA foreign_keys = ON")
+            } catch {
+                CRUDLogging.log(.error, "turning foreign keys on again after a table rebuild failed: \(error)")
+            }
+        }
         return try body()
     }
 
-    public func dropRunsForeignKeyActions() throws -> Bool {
-        try foreignKeysEnforced()
+    public func dropRunsForeignKeyActions(using runner: some CRUDCatalogRunner<Statement>) throws -> Bool {
+        try foreignKeysEnforced(using: runner)
     }
 
-    public func checkForeignKeys() throws {
-        let check = try prepare("SELECT \"table\", rowid, parent FROM pragma_foreign_key_check LIMIT 5")
-        defer { release(check) }
+    public func checkForeignKeys(using runner: some CRUDCatalogRunner<Statement>) throws {
+        let sql = "SELECT \"table\", rowid, parent FROM pragma_foreign_key_check LIMIT 5"
         var rows: [String] = []
         var table: String?
-        while try check.step() {
+        try runner.forEachRow(sql, []) { check in
             let name = try check.readText(0)
             table = table ?? name
             rows.append("row \(check.isNull(1) ? "?" : String(try check.readInt64(1))) of \"\(name)\" references a missing row of \"\(try check.readText(2))\"")
         }
         guard !rows.isEmpty else { return }
         throw CRUDSQLExeError("SQLite foreign key check failed before commit: " + rows.joined(separator: "; "),
-                              sql: check.sql, kind: .foreignKeyViolation, table: table)
+                              sql: sql, kind: .foreignKeyViolation, table: table)
     }
 
-    public func indexes(ofTable table: String) throws -> [(sql: String, columns: [String])] {
-        let list = try prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL ORDER BY name")
-        defer { release(list) }
-        try list.bindText(table, at: 0)
+    public func indexes(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [(sql: String, columns: [String])] {
         var found: [(name: String, sql: String)] = []
-        while try list.step() { found.append((try list.readText(0), try list.readText(1))) }
+        try runner.forEachRow("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL ORDER BY name",
+                              [.text(table)]) { found.append((try $0.readText(0), try $0.readText(1))) }
         return try found.map { index in
-            let info = try prepare("SELECT name FROM pragma_index_info(?1) ORDER BY seqno")
-            defer { release(info) }
-            try info.bindText(index.name, at: 0)
             var columns: [String] = []
             // An expression has no name here: such an index is made again, and fails the rebuild if
             // its expression names a dropped column.
-            while try info.step() {
+            try runner.forEachRow("SELECT name FROM pragma_index_info(?1) ORDER BY seqno", [.text(index.name)]) { info in
                 if !info.isNull(0) { columns.append(try info.readText(0)) }
             }
             return (index.sql, columns)
         }
     }
 
-    public func tableDefinition(ofTable table: String) throws -> String? {
-        let definition = try prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?1")
-        defer { release(definition) }
-        try definition.bindText(table, at: 0)
-        return try definition.step() && !definition.isNull(0) ? try definition.readText(0) : nil
+    public func tableDefinition(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> String? {
+        var definition: String?
+        try runner.forEachRow("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?1", [.text(table)]) { row in
+            definition = row.isNull(0) ? nil : try row.readText(0)
+        }
+        return definition
     }
 
-    public func keyCounter(ofTable table: String) throws -> Int64? {
+    public func keyCounter(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Int64? {
         // sqlite_sequence exists once some table with AUTOINCREMENT does.
-        guard try tableDefinition(ofTable: "sqlite_sequence") != nil else { return nil }
-        let counter = try prepare("SELECT seq FROM sqlite_sequence WHERE name = ?1")
-        defer { release(counter) }
-        try counter.bindText(table, at: 0)
-        return try counter.step() ? try counter.readInt64(0) : nil
+        guard try tableDefinition(ofTable: "sqlite_sequence", using: runner) != nil else { return nil }
+        var counter: Int64?
+        try runner.forEachRow("SELECT seq FROM sqlite_sequence WHERE name = ?1", [.text(table)]) { counter = try $0.readInt64(0) }
+        return counter
     }
 
-    public func raiseKeyCounter(ofTable table: String, to value: Int64) throws {
+    public func raiseKeyCounter(ofTable table: String, to value: Int64, using runner: some CRUDCatalogRunner<Statement>) throws {
         for sql in ["INSERT INTO sqlite_sequence (name, seq) SELECT ?1, ?2 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ?1)",
                     "UPDATE sqlite_sequence SET seq = ?2 WHERE name = ?1 AND seq < ?2"] {
-            let statement = try prepare(sql)
-            defer { release(statement) }
-            try statement.bindText(table, at: 0)
-            try statement.bindInt64(value, at: 1)
-            _ = try statement.step()
+            try runner.forEachRow(sql, [.text(table), .integer(value)]) { _ in }
         }
     }
 
-    private func foreignKeysEnforced() throws -> Bool {
-        let pragma = try prepare("PRAGMA foreign_keys")
-        defer { release(pragma) }
-        return try pragma.step() && pragma.readInt64(0) != 0
+    private func foreignKeysEnforced(using runner: some CRUDCatalogRunner<Statement>) throws -> Bool {
+        var enforced = false
+        try runner.forEachRow("PRAGMA foreign_keys", []) { enforced = try $0.readInt64(0) != 0 }
+        return enforced
     }
 }

@@ -78,9 +78,9 @@ public final class RecordingConnection: CRUDConnection {
 
     public func lastInsertId() throws -> Int? { nil }
 
-    public func columns(ofTable table: String) throws -> [CRUDDatabaseColumn]? { nil }
+    public func columns(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [CRUDDatabaseColumn]? { nil }
 
-    public func uniqueKeys(ofTable table: String) throws -> [String: Set<String>] {
+    public func uniqueKeys(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [String: Set<String>] {
         uniqueKeys[table] ?? [:]
     }
 }

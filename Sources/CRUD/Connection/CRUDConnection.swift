@@ -40,7 +40,7 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// The columns of a table as the database declares them, in table order, or `nil` when the
     /// table does not exist.
     /// - Throws: `CRUDSQLExeError`.
-    func columns(ofTable table: String) throws -> [CRUDDatabaseColumn]?
+    func columns(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [CRUDDatabaseColumn]?
 
     /// For a database that reports each row change as it happens (SQLite's update hook): records
     /// every insert, update and delete this connection makes, whatever SQL made it, into `recorder`
@@ -53,52 +53,52 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// rebuilds a table must not run the ON DELETE actions of the table it drops. The default runs
     /// `body` as it is.
     /// - Throws: what `body` throws; `CRUDSQLExeError`.
-    func withForeignKeysOff<T>(_ body: () throws -> T) throws -> T
+    func withForeignKeysOff<T>(using runner: some CRUDCatalogRunner<Statement>, _ body: () throws -> T) throws -> T
 
     /// Whether dropping a table now would run the ON DELETE actions of foreign keys that reference
     /// it. The default is `false` (databases that refuse to drop a referenced table).
     /// - Throws: `CRUDSQLExeError`.
-    func dropRunsForeignKeyActions() throws -> Bool
+    func dropRunsForeignKeyActions(using runner: some CRUDCatalogRunner<Statement>) throws -> Bool
 
     /// Checks every foreign key of the database, as a transaction run by `withForeignKeysOff` does
     /// before it commits. The default does nothing (databases that never stop enforcing them).
     /// - Throws: `CRUDSQLExeError` of kind `.foreignKeyViolation` naming the first rows that violate one.
-    func checkForeignKeys() throws
+    func checkForeignKeys(using runner: some CRUDCatalogRunner<Statement>) throws
 
     /// The `CREATE INDEX` statements of a table's own indexes (not those of its constraints), each
     /// with the columns it covers: what a table rebuild creates again. The default has none.
     /// - Throws: `CRUDSQLExeError`.
-    func indexes(ofTable table: String) throws -> [(sql: String, columns: [String])]
+    func indexes(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [(sql: String, columns: [String])]
 
     /// The `CREATE TABLE` statement a database that rebuilds tables keeps for `table` (SQLite's
     /// `sqlite_master`, which appends what `ADD COLUMN` adds), or `nil`: how `alterTable` tells
     /// that the table already has the model's constraints, and whether it is created with
     /// `neverReusedKeyClause`. The default is `nil`.
     /// - Throws: `CRUDSQLExeError`.
-    func tableDefinition(ofTable table: String) throws -> String?
+    func tableDefinition(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> String?
 
     /// The largest database-made key `table` has given, where the database keeps it apart from the
     /// rows (SQLite's `sqlite_sequence`, for a table created with `neverReusedKeyClause`), or `nil`.
     /// The default is `nil`.
     /// - Throws: `CRUDSQLExeError`.
-    func keyCounter(ofTable table: String) throws -> Int64?
+    func keyCounter(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Int64?
 
     /// Raises `table`'s key counter to at least `value`: after a rebuild, so that the rebuilt table
     /// never gives again a key its old self gave. The default does nothing.
     /// - Throws: `CRUDSQLExeError`.
-    func raiseKeyCounter(ofTable table: String, to value: Int64) throws
+    func raiseKeyCounter(ofTable table: String, to value: Int64, using runner: some CRUDCatalogRunner<Statement>) throws
 
     /// The names of a table's constraints, where `alterTable` adds the model's missing ones in place.
     /// The default has none.
     /// - Throws: `CRUDSQLExeError`.
-    func constraintNames(ofTable table: String) throws -> Set<String>
+    func constraintNames(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Set<String>
 
     /// The primary key and unique constraints (unique indexes) of `table`, each under the name a
     /// duplicate-key error gives it, with its columns: how an upsert finds out, before it writes,
     /// that its conflict target is a key (and, where the dialect has no upsert clause, tells a
     /// conflict on its target from one on another key). Partial unique indexes are left out.
     /// - Throws: `CRUDSQLExeError`.
-    func uniqueKeys(ofTable table: String) throws -> [String: Set<String>]
+    func uniqueKeys(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [String: Set<String>]
 
     /// Prepares `sql` as a statement the caller keeps for as long as it likes, outside the
     /// connection's statement cache (a prepared query's, per connection): give it up with
@@ -122,21 +122,36 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
 
 extension CRUDConnection {
     public func recordChanges(into recorder: CRUDChangeRecorder) -> Bool { false }
-    public func withForeignKeysOff<T>(_ body: () throws -> T) throws -> T { try body() }
-    public func dropRunsForeignKeyActions() throws -> Bool { false }
-    public func checkForeignKeys() throws {}
-    public func indexes(ofTable table: String) throws -> [(sql: String, columns: [String])] { [] }
-    public func constraintNames(ofTable table: String) throws -> Set<String> { [] }
-    public func tableDefinition(ofTable table: String) throws -> String? { nil }
-    public func keyCounter(ofTable table: String) throws -> Int64? { nil }
-    public func raiseKeyCounter(ofTable table: String, to value: Int64) throws {}
+    public func withForeignKeysOff<T>(using runner: some CRUDCatalogRunner<Statement>, _ body: () throws -> T) throws -> T { try body() }
+    public func dropRunsForeignKeyActions(using runner: some CRUDCatalogRunner<Statement>) throws -> Bool { false }
+    public func checkForeignKeys(using runner: some CRUDCatalogRunner<Statement>) throws {}
+    public func indexes(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [(sql: String, columns: [String])] { [] }
+    public func constraintNames(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Set<String> { [] }
+    public func tableDefinition(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> String? { nil }
+    public func keyCounter(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Int64? { nil }
+    public func raiseKeyCounter(ofTable table: String, to value: Int64, using runner: some CRUDCatalogRunner<Statement>) throws {}
     public func insertReturned(id: Int64) {}
     public func probe() {}
 
-    /// The column names of a table in table order, or `nil` when the table does not exist.
+    /// The columns of a table as the database declares them, in table order, or `nil` when the
+    /// table does not exist, read on this connection.
+    /// - Throws: `CRUDSQLExeError`.
+    public func columns(ofTable table: String) throws -> [CRUDDatabaseColumn]? {
+        try columns(ofTable: table, using: CRUDConnectionRunner(self))
+    }
+
+    /// The column names of a table in table order, or `nil` when the table does not exist, read on
+    /// this connection.
     /// - Throws: `CRUDSQLExeError`.
     public func columnNames(ofTable table: String) throws -> [String]? {
         try columns(ofTable: table)?.map(\.name)
+    }
+
+    /// The `CREATE INDEX` statements of a table's own indexes with their columns (see
+    /// `indexes(ofTable:using:)`), read on this connection.
+    /// - Throws: `CRUDSQLExeError`.
+    public func indexes(ofTable table: String) throws -> [(sql: String, columns: [String])] {
+        try indexes(ofTable: table, using: CRUDConnectionRunner(self))
     }
 }
 

@@ -39,10 +39,10 @@ extension CRUDExecutor {
         defer { pool.giveBack(session) }
         return try session.locked {
             try CRUDBindings.$current.withValue(binding(session)) {
-                try session.connection.withForeignKeysOff {
+                try session.connection.withForeignKeysOff(using: session) {
                     func checked() throws -> T {
                         let result = try body(session)
-                        try session.connection.checkForeignKeys()
+                        try session.connection.checkForeignKeys(using: session)
                         return result
                     }
                     return dialect.transactionalDDL ? try session.transaction(.default, checked) : try checked()

@@ -93,7 +93,7 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
         let key = [table] + columns.sorted()
         if let found = foundKeys[key] { return found }
         let wanted = Set(columns)
-        let found = Set(try connection.uniqueKeys(ofTable: table).filter { $0.value == wanted }.keys)
+        let found = Set(try connection.uniqueKeys(ofTable: table, using: self).filter { $0.value == wanted }.keys)
         if !found.isEmpty { foundKeys[key] = found }
         return found
     }

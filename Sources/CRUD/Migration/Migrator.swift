@@ -104,7 +104,8 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
     }
 
     private func applied(_ db: Database<C>) throws -> [CRUDAppliedMigration] {
-        guard try db.withConnection({ try $0.columnNames(ofTable: CRUDAppliedMigration.crudSchema.name) }) != nil else { return [] }
+        let table = CRUDAppliedMigration.crudSchema.name
+        guard try db.executor.withSession(.write, { try $0.connection.columns(ofTable: table, using: $0) }) != nil else { return [] }
         return try db.table(CRUDAppliedMigration.self).order(by: \.position).select().map { $0 }
     }
 }

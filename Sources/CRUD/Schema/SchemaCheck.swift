@@ -51,7 +51,7 @@ extension Database {
     ///   nullability mismatch; `CRUDSQLExeError` when the database cannot be read.
     public func checkSchema(_ models: [any CRUDModel.Type]) throws {
         try executor.reporting {
-            let differences = try withConnection { connection in
+            let differences = try executor.withSession(.read) { session in
                 var checked: Set<String> = []
                 var differences: [CRUDSchemaDifference] = []
                 var pending = models
@@ -59,7 +59,8 @@ extension Database {
                     let schema = model.crudSchema
                     guard checked.insert(schema.name).inserted else { continue }
                     pending.append(contentsOf: schema.relations.map(\.target))
-                    differences += try Self.differences(of: schema, from: connection.columns(ofTable: schema.name), in: connection.dialect)
+                    differences += try Self.differences(of: schema, from: session.connection.columns(ofTable: schema.name, using: session),
+                                                        in: session.dialect)
                 }
                 return differences
             }
