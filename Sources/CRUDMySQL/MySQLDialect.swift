@@ -18,6 +18,14 @@ public struct MySQLDialect: CRUDDialect {
 
     public var name: String { isMariaDB ? "MariaDB" : "MySQL" }
 
+    /// MariaDB has `CREATE INDEX IF NOT EXISTS`; MySQL has not, and says 1061 (duplicate key name)
+    /// for an index that exists.
+    public var createIndexIfNotExists: Bool { isMariaDB }
+
+    public func indexAlreadyExists(_ error: CRUDSQLExeError) -> Bool {
+        error.code == "1061"
+    }
+
     /// A named user lock, which waits up to a day for the migrator holding it (MariaDB takes no
     /// negative "forever"); schema changes commit at once on MySQL, so each step's transaction
     /// cannot serialize migrators.

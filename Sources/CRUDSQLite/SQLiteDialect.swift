@@ -11,6 +11,9 @@ public struct SQLiteDialect: CRUDDialect {
 
     public var name: String { "SQLite" }
 
+    /// SQLite locks the whole database for a write transaction, and has no row locks.
+    public var rowLockClause: String { "" }
+
     /// `AUTOINCREMENT` keeps the largest key ever given in `sqlite_sequence`, and gives the next one
     /// above it.
     public var neverReusedKeyClause: String { " AUTOINCREMENT" }

@@ -299,6 +299,19 @@ struct MySQLTests {
         try JoinTests().severalJoins(try Self.server().freshConfiguration())
     }
 
+    @Test("MariaDB's CREATE INDEX IF NOT EXISTS; MySQL's dialect leaves it out and takes 1061 for an index that exists")
+    func indexIfNotExists() throws {
+        let db = try Self.database()
+        try db.create(Course.self)
+        try db.table(Course.self).index(\.title)
+        try db.table(Course.self).index(\.title)
+        #expect(MySQLDialect(isMariaDB: true).createIndexIfNotExists)
+        let mysql = MySQLDialect(isMariaDB: false, version: 80_036)
+        #expect(!mysql.createIndexIfNotExists)
+        #expect(mysql.indexAlreadyExists(CRUDSQLExeError("Duplicate key name 'index_Course_title'", code: "1061")))
+        #expect(!mysql.indexAlreadyExists(CRUDSQLExeError("Table 'x' doesn't exist", code: "1146")))
+    }
+
     @Test("a row of default values only is inserted with MySQL's () VALUES ()")
     func defaultValues() throws {
         let db = try Self.database()

@@ -14,6 +14,44 @@ public protocol CRUDDialect: Sendable {
     /// - Throws: `CRUDSQLGenError` for a mode this database does not have.
     func beginTransaction(_ mode: TransactionMode) throws -> String
 
+    /// The statement that commits the outermost transaction: `COMMIT` by default.
+    var commitTransaction: String { get }
+
+    /// The statement that rolls back the outermost transaction: `ROLLBACK` by default.
+    var rollbackTransaction: String { get }
+
+    /// The statement that opens the savepoint `name` inside a transaction: `SAVEPOINT name`.
+    func savepoint(_ name: String) -> String
+
+    /// The statement that keeps what was done since the savepoint `name` and ends it:
+    /// `RELEASE SAVEPOINT name`.
+    func releaseSavepoint(_ name: String) -> String
+
+    /// The statement that undoes what was done since the savepoint `name`, which stays open:
+    /// `ROLLBACK TO SAVEPOINT name`.
+    func rollbackToSavepoint(_ name: String) -> String
+
+    /// What follows a `SELECT` to lock the rows it reads until the transaction ends (` FOR UPDATE`),
+    /// or `""` where the database locks no rows, only itself, for a write transaction (SQLite).
+    var rowLockClause: String { get }
+
+    /// What follows `LIKE pattern` to make `\` the escape character of the pattern (the chain's
+    /// `starts(with:)`, `contains`, `ends(with:)` escape `%`, `_` and `\` with it).
+    var likeEscapeClause: String { get }
+
+    /// Whether `CREATE INDEX IF NOT EXISTS` parses (MySQL proper has no such form; MariaDB has).
+    /// Where it does not, `index` takes the database's "duplicate index" error for done. The default
+    /// is `true`.
+    var createIndexIfNotExists: Bool { get }
+
+    /// Whether `error`, from a `CREATE INDEX` without `IF NOT EXISTS`, says the index exists. The
+    /// default is `false`.
+    func indexAlreadyExists(_ error: CRUDSQLExeError) -> Bool
+
+    /// An identifier quoted for this database: safe for any table or column name, whatever its
+    /// characters or whether it is a keyword. The default puts it in double quotes, inner quotes doubled.
+    func quote(_ identifier: String) -> String
+
     /// A constant of the column type that fills existing rows when `.reconcileTable` adds a
     /// non-optional column.
     func zeroValue(_ type: CRUDColumnType) -> String
@@ -197,8 +235,35 @@ extension CRUDDialect {
             + (nullabilityChanged ? ["ALTER COLUMN \(name) " + (column.isOptional ? "DROP" : "SET") + " NOT NULL"] : [])
     }
 
+    public var commitTransaction: String { "COMMIT" }
+
+    public var rollbackTransaction: String { "ROLLBACK" }
+
+    public func savepoint(_ name: String) -> String { "SAVEPOINT \(name)" }
+
+    public func releaseSavepoint(_ name: String) -> String { "RELEASE SAVEPOINT \(name)" }
+
+    public func rollbackToSavepoint(_ name: String) -> String { "ROLLBACK TO SAVEPOINT \(name)" }
+
+    public var rowLockClause: String { " FOR UPDATE" }
+
+    public var likeEscapeClause: String { " ESCAPE '\\'" }
+
+    public var createIndexIfNotExists: Bool { true }
+
+    public func indexAlreadyExists(_ error: CRUDSQLExeError) -> Bool { false }
+
     /// An identifier in double quotes, inner quotes doubled: safe for any table or column name.
     public func quote(_ identifier: String) -> String {
+        CRUDDefaultQuoting.quote(identifier)
+    }
+}
+
+/// SQL's standard quoting of an identifier, which every backend reads (MySQL in the `ANSI_QUOTES`
+/// mode CRUD sets): the dialects' default `quote`, and `CRUDTableName`, which has no dialect at hand.
+enum CRUDDefaultQuoting {
+    /// `identifier` in double quotes, inner quotes doubled.
+    static func quote(_ identifier: String) -> String {
         var quoted = "\""
         quoted.reserveCapacity(identifier.utf8.count + 2)
         if identifier.utf8.contains(UInt8(ascii: "\"")) {

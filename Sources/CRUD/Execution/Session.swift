@@ -249,14 +249,14 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
         return CRUDChangeCapture(observed: true, idColumn: key)
     }
 
-    /// Runs `write` after selecting, locked (`FOR UPDATE`), the integer ids of the rows it changes
+    /// Runs `write` after selecting, locked (the dialect's row lock), the integer ids of the rows it changes
     /// with `query` (bound by `bind`), and records a change of `kind` for each: how observers learn
     /// the rows of a write that cannot return them (MySQL's UPDATE). In a transaction, so no other
     /// connection changes which rows those are in between.
     func write<T>(recording kind: CRUDChangeKind, in table: String, idsOf query: String,
                   bind: (inout Connection.Statement) throws -> Void, _ write: () throws -> T) throws -> T {
         try transaction(.default) {
-            let ids = try withStatement(query + " FOR UPDATE") { statement in
+            let ids = try withStatement(query + dialect.rowLockClause) { statement in
                 var binder = statement
                 try bind(&binder)
                 var ids: [Int] = []
@@ -368,7 +368,7 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
             try run(try dialect.beginTransaction(mode))
             recorder.dropAll()
         } else {
-            try run("SAVEPOINT crud_savepoint_\(depth)")
+            try run(dialect.savepoint("crud_savepoint_\(depth)"))
             recorder.beginSavepoint()
         }
         transactionDepth = depth + 1
@@ -387,7 +387,7 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
         }
         let depth = transactionDepth - 1
         // `run` refuses, and throws, when the database has no transaction open any more.
-        try run(depth == 0 ? "COMMIT" : "RELEASE SAVEPOINT crud_savepoint_\(depth)")
+        try run(depth == 0 ? dialect.commitTransaction : dialect.releaseSavepoint("crud_savepoint_\(depth)"))
         transactionDepth = depth
         if depth == 0 {
             transactionStatements.removeAll()
@@ -412,10 +412,10 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
         guard connection.transactionStatus != .none else { return }
         do {
             if depth == 0 {
-                try run("ROLLBACK", ending: true)
+                try run(dialect.rollbackTransaction, ending: true)
             } else {
-                try run("ROLLBACK TO SAVEPOINT crud_savepoint_\(depth)", ending: true)
-                try run("RELEASE SAVEPOINT crud_savepoint_\(depth)", ending: true)
+                try run(dialect.rollbackToSavepoint("crud_savepoint_\(depth)"), ending: true)
+                try run(dialect.releaseSavepoint("crud_savepoint_\(depth)"), ending: true)
             }
         } catch {
             CRUDLogging.log(.error, "rolling back failed as well: \(error)")
@@ -426,7 +426,7 @@ public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @un
     /// later transaction never silently nests in it or runs outside it.
     func checkRawTransactionControl(_ sql: String) throws {
         if transactionDepth == 0, connection.transactionStatus != .none {
-            try? connection.execute("ROLLBACK")
+            try? connection.execute(dialect.rollbackTransaction)
             throw CRUDSQLExeError(
                 "sql(): the statement opened a transaction that CRUD does not track, so it was rolled back; "
                     + "use transaction { } or a child's beginTransaction() to control transactions", sql: sql)

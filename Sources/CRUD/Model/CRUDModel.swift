@@ -88,6 +88,6 @@ extension CRUDModel {
     /// (Perfect-CRUD's spelling). Quoted, so names with capitals, spaces or keywords work on every
     /// backend; `crudSchema.name` is the plain name.
     public static var CRUDTableName: String {
-        "\"" + crudSchema.name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        CRUDDefaultQuoting.quote(crudSchema.name)
     }
 }

@@ -321,7 +321,13 @@ extension Table {
             if !columns.contains(column) { columns.append(column) }
         }
         let sql = SQLBuilder(dialect: executor.dialect).createIndex(on: A.crudSchema, columns: columns, unique: unique)
-        try executor.schemaChange("index on \(A.self)", tables: [A.crudSchema.name], single: true) { session in try session.run(sql) }
+        try executor.schemaChange("index on \(A.self)", tables: [A.crudSchema.name], single: true) { session in
+            do {
+                try session.run(sql)
+            } catch let error as CRUDSQLExeError where !session.dialect.createIndexIfNotExists && session.dialect.indexAlreadyExists(error) {
+                // Without IF NOT EXISTS, the database's refusal of an existing index is the same answer.
+            }
+        }
         return Index(table: self)
     }
 }

@@ -104,7 +104,7 @@ struct SQLBuilder {
             return parts.count == 1 ? parts[0] : "(" + parts.joined(separator: negated ? " AND " : " OR ") + ")"
         case let .like(reference, pattern, text, negated):
             let target = try column(reference, in: scope)
-            return "\(target) \(negated ? "NOT LIKE" : "LIKE") \(value(.text(pattern.pattern(text)), for: reference)) ESCAPE '\\'"
+            return "\(target) \(negated ? "NOT LIKE" : "LIKE") \(value(.text(pattern.pattern(text)), for: reference))" + dialect.likeEscapeClause
         case let .and(left, right):
             return "(\(try render(left, in: scope)) AND \(try render(right, in: scope)))"
         case let .or(left, right):
@@ -346,7 +346,7 @@ struct SQLBuilder {
         let names = columns.map { schema.columns[$0].name }
         let indexName = Self.identifier("index_" + schema.name + "_" + names.joined(separator: "_"), fitting: dialect.maxIdentifierBytes)
         let list = columns.map { dialect.indexColumn(quote(schema.columns[$0].name), type: schema.columns[$0].type, unique: unique) }
-        return "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(quote(indexName)) ON \(quote(schema.name)) (\(list.joined(separator: ", ")))"
+        return "CREATE \(unique ? "UNIQUE " : "")INDEX \(dialect.createIndexIfNotExists ? "IF NOT EXISTS " : "")\(quote(indexName)) ON \(quote(schema.name)) (\(list.joined(separator: ", ")))"
     }
 
     /// `name`, or where it is longer than `limit` bytes, its longest prefix that leaves room for `_`

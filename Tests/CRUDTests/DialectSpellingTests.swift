@@ -1,0 +1,31 @@
+import Foundation
+import Testing
+
+/// The dialect owns every spelling that differs between databases: outside the dialect and the
+/// renderer, the runtime's sources hold none of these in their SQL.
+@Suite("dialect spellings")
+struct DialectSpellingTests {
+    @Test("no transaction verb, row lock, LIKE escape, IF [NOT] EXISTS or identifier quoting outside the dialect and the renderer")
+    func spellingsLiveInTheDialect() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appending(path: "Sources/CRUD")
+        let owners: Set<String> = ["Connection/CRUDDialect.swift", "SQL/SQLBuilder.swift"]
+        let spellings = ["\"COMMIT", "\"ROLLBACK", "SAVEPOINT", "FOR UPDATE", "ESCAPE '", "IF NOT EXISTS", "IF EXISTS",
+                         "replacingOccurrences(of: \"\\\"\""]
+        var found: [String] = []
+        var files = 0
+        let enumerator = try #require(FileManager.default.enumerator(atPath: sources.path))
+        while let path = enumerator.nextObject() as? String {
+            guard path.hasSuffix(".swift"), !owners.contains(path) else { continue }
+            files += 1
+            let text = try String(contentsOf: sources.appending(path: path), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                guard !code.hasPrefix("//") else { continue }
+                for spelling in spellings where code.contains(spelling) { found.append("\(path):\(number + 1): \(spelling)") }
+            }
+        }
+        #expect(files > 50, "the scan read the runtime's sources: \(files)")
+        #expect(found.isEmpty, "\(found)")
+    }
+}
