@@ -71,7 +71,7 @@ struct CommandLineTests {
         try "struct Car: CRUDModel {\n    let id: Int\n    var make: String\n}\n".write(to: models.appending(path: "Car.swift"), atomically: true, encoding: .utf8)
         let third = try runProcess(Paths.crudGen, ["--output", output.path, "--root", directory.path, models.path])
         #expect(third.status == 0)
-        #expect(try String(contentsOf: output, encoding: .utf8).contains("static let make = CRUDColumn<Car, String>(1, \"make\")"))
+        #expect(try String(contentsOf: output, encoding: .utf8).contains("static var make: CRUDColumn<Car, String> { CRUDColumn(1, \"make\") }"))
     }
 
     @Test("a bad model prints path:line:column: error: and exits 1 without writing")

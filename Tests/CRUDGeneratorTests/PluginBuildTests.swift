@@ -113,7 +113,7 @@ struct PluginBuildTests {
         let first = try await Self.swiftBuild()
         #expect(first.status == 0, "\(first.output)")
         let generated = try Self.generatedFile()
-        #expect(try String(contentsOf: generated, encoding: .utf8).contains("static let name = CRUDColumn<Rider, String>(1, \"name\")"))
+        #expect(try String(contentsOf: generated, encoding: .utf8).contains("static var name: CRUDColumn<Rider, String> { CRUDColumn(1, \"name\") }"))
         let built = try Self.modificationDate(generated)
         let ran = try runProcess(Self.fixture.appending(path: ".build/debug/App"), [])
         #expect(ran.output.split(separator: "\n").first == "id,name 201", "\(ran.output)\(ran.error)")
@@ -131,7 +131,7 @@ struct PluginBuildTests {
         try Self.write(Self.goodModels.replacingOccurrences(of: "var name: String", with: "var name: String\n    var wheels: Int?"), to: Self.models)
         let third = try await Self.swiftBuild()
         #expect(third.status == 0, "\(third.output)")
-        #expect(try String(contentsOf: generated, encoding: .utf8).contains("static let wheels = CRUDColumn<Rider, Int?>(2, \"wheels\")"))
+        #expect(try String(contentsOf: generated, encoding: .utf8).contains("static var wheels: CRUDColumn<Rider, Int?> { CRUDColumn(2, \"wheels\") }"))
 
         try Self.write(Self.goodModels + "\nfinal class Garage: CRUDModel {\n    let id: Int\n}\n", to: Self.models)
         let broken = try await Self.swiftBuild()

@@ -17,7 +17,7 @@ struct RowReaderTests {
 
     @Test("the memberwise initializer takes the columns in declaration order, the relations too, and leaves defaults out")
     func memberwise() throws {
-        let body = try Self.readerBody("""
+        let source = """
             import CRUD
             struct Owner: CRUDModel {
                 enum CodingKeys: String, CodingKey { case name, id, pets, note = "remark" }
@@ -33,8 +33,15 @@ struct RowReaderTests {
                 var pets: [Pet]?
             }
             struct Pet: CRUDModel { let id: Int }
-            """)
-        #expect(body == ["self.init(", "id: try row.read(1),", "note: try row.read(2),", "name: try row.read(0),", "pets: try row.relation(0)", ")"])
+            """
+        let body = try Self.readerBody(source)
+        // Positions follow CodingKeys; each is written once, in Columns, and the reader names the columns.
+        let columns = try #require(generate(source).source).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(columns.contains("static var name: CRUDColumn<Owner, String> { CRUDColumn(0, \"name\") }"))
+        #expect(columns.contains("static var id: CRUDColumn<Owner, Int> { CRUDColumn(1, \"id\") }"))
+        #expect(columns.contains("static var note: CRUDColumn<Owner, String?> { CRUDColumn(2, \"remark\") }"))
+        #expect(body == ["self.init(", "id: try row.read(Columns.id),", "note: try row.read(Columns.note),", "name: try row.read(Columns.name),",
+                         "pets: try row.relation(0)", ")"])
     }
 
     @Test("a struct without a memberwise initializer the generated file can call is read property by property", arguments: [
@@ -57,14 +64,14 @@ struct RowReaderTests {
                 \(member)
             }
             """)
-        #expect(body == ["self.id = try row.read(0)", "self.name = try row.read(1)"])
+        #expect(body == ["self.id = try row.read(Columns.id)", "self.name = try row.read(Columns.name)"])
     }
 
     @Test("an attached macro may add an initializer, so the model is read property by property; a plain attribute changes nothing")
     func attributes() throws {
         let macro = try Self.readerBody("import CRUD\n@Initialized struct Owner: CRUDModel { let id: Int }")
-        #expect(macro == ["self.id = try row.read(0)"])
+        #expect(macro == ["self.id = try row.read(Columns.id)"])
         let available = try Self.readerBody("import CRUD\n@available(macOS 14, *) struct Owner: CRUDModel { let id: Int }")
-        #expect(available == ["self.init(", "id: try row.read(0)", ")"])
+        #expect(available == ["self.init(", "id: try row.read(Columns.id)", ")"])
     }
 }

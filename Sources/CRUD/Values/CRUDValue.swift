@@ -27,6 +27,12 @@ extension CRUDRowReader {
     public func read<Value: CRUDValue>(_ column: Int) throws -> Value {
         try Value(crudRow: self, column: column)
     }
+
+    /// Reads `column` of this row: what generated row readers call, by the column's name.
+    @inlinable
+    public func read<Model, Value>(_ column: CRUDColumn<Model, Value>) throws -> Value {
+        try Value(crudRow: self, column: column.index)
+    }
 }
 
 extension CRUDBinder {

@@ -66,9 +66,11 @@ struct ModelEmitter {
             }
             writer.line("/// Typed references to the columns of table \(swiftStringLiteral(model.tableName)), in table order.")
             writer.block("\(access)enum Columns {") { writer in
+                // Computed, so that each use is a constant the compiler folds: reading or binding a
+                // column by its name costs what its bare position would.
                 for (index, column) in model.columns.enumerated() {
-                    writer.line("\(access)static let \(SwiftKeywords.escaped(column.property)) = "
-                        + "CRUDColumn<\(type), \(column.swiftType)>(\(index), \(swiftStringLiteral(column.name)))")
+                    writer.line("\(access)static var \(SwiftKeywords.escaped(column.property)): CRUDColumn<\(type), \(column.swiftType)> { "
+                        + "CRUDColumn(\(index), \(swiftStringLiteral(column.name))) }")
                 }
             }
             writer.line()
@@ -93,8 +95,9 @@ struct ModelEmitter {
             writer.line()
             writer.block("\(access)static func crudColumnIndex(of keyPath: PartialKeyPath<\(type)>) -> Int? {") { writer in
                 writer.switchBlock("keyPath") { writer in
-                    for (index, column) in model.columns.enumerated() {
+                    for column in model.columns {
                         let path = "\\\(type).\(SwiftKeywords.escaped(column.property))"
+                        let index = "Columns.\(SwiftKeywords.escaped(column.property)).index"
                         writer.line(column.isOptional ? "case \(path), \(path)!: \(index)" : "case \(path): \(index)")
                     }
                     writer.line("default: nil")
@@ -115,7 +118,7 @@ struct ModelEmitter {
             }
             writer.line()
             writer.block("\(access)init<Row: CRUDRowReader>(crudRow row: Row) throws {") { writer in
-                let reads = model.columns.enumerated().map { (property: $0.element.property, value: "try row.read(\($0.offset))") }
+                let reads = model.columns.map { (property: $0.property, value: "try row.read(Columns.\(SwiftKeywords.escaped($0.property)))") }
                     + model.relations.enumerated().map { (property: $0.element.property, value: "try row.relation(\($0.offset))") }
                 if let order = model.memberwiseOrder {
                     // Swift's memberwise initializer builds the model in place, where assigning the
@@ -133,16 +136,17 @@ struct ModelEmitter {
             }
             writer.line()
             writer.block("\(access)func crudBindRow<Binder: CRUDBinder>(to binder: inout Binder, from position: Int) throws {") { writer in
-                for (index, column) in model.columns.enumerated() {
-                    let position = index == 0 ? "position" : "position + \(index)"
-                    writer.line("try binder.bind(self.\(SwiftKeywords.escaped(column.property)), at: \(position))")
+                for column in model.columns {
+                    let name = SwiftKeywords.escaped(column.property)
+                    writer.line("try binder.bind(self.\(name), at: position + Columns.\(name).index)")
                 }
             }
             writer.line()
             writer.block("\(access)func crudBindColumn<Binder: CRUDBinder>(_ column: Int, to binder: inout Binder, at position: Int) throws {") { writer in
                 writer.switchBlock("column") { writer in
-                    for (index, column) in model.columns.enumerated() {
-                        writer.line("case \(index): try binder.bind(self.\(SwiftKeywords.escaped(column.property)), at: position)")
+                    for column in model.columns {
+                        let name = SwiftKeywords.escaped(column.property)
+                        writer.line("case Columns.\(name).index: try binder.bind(self.\(name), at: position)")
                     }
                     writer.line("default: throw CRUDEncoderError(\"\(type) has no column \\(column)\")")
                 }
