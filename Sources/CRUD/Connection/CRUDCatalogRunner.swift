@@ -48,15 +48,15 @@ public struct CRUDConnectionRunner<Connection: CRUDConnection>: CRUDCatalogRunne
 }
 
 extension CRUDSession: CRUDCatalogRunner {
-    public typealias Statement = Connection.Statement
+    @usableFromInline typealias Statement = Connection.Statement
 
-    public func forEachRow(_ sql: String, _ parameters: [CRUDDatabaseValue], _ row: (Connection.Statement) throws -> Void) throws {
+    @usableFromInline func forEachRow(_ sql: String, _ parameters: [CRUDDatabaseValue], _ row: (Connection.Statement) throws -> Void) throws {
         try withStatement(sql, parameters) { statement in
             while try statement.step() { try row(statement) }
         }
     }
 
-    public func execute(_ sql: String) throws {
+    @usableFromInline func execute(_ sql: String) throws {
         try run(sql)
     }
 }

@@ -4,7 +4,8 @@ import Foundation
 /// transaction state.
 ///
 /// `@unchecked Sendable`: the mutable properties are guarded by `gate`, as in `CRUDSession`.
-public class CRUDSessionSlot: @unchecked Sendable {
+@usableFromInline
+class CRUDSessionSlot: @unchecked Sendable {
     /// How deep the current transaction is nested: 0 outside any transaction. Guarded by `gate`.
     @usableFromInline var transactionDepth = 0
     /// Statements run so far, so that `Insert.lastInsertId()` can tell whether the connection ran
@@ -46,7 +47,8 @@ public class CRUDSessionSlot: @unchecked Sendable {
 /// session (child tasks of a transaction body, the single connection of an in-memory database or a
 /// child) hold `gate`, a recursive lock, for each use; `Insert.lastInsertId()` takes the session out
 /// of the pool before using it.
-public final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked Sendable {
+@usableFromInline
+final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked Sendable {
     @usableFromInline let connection: Connection
     /// The changes of the open transaction, for the observers.
     @usableFromInline let recorder = CRUDChangeRecorder()

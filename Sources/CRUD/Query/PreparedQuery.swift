@@ -146,7 +146,8 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
 /// Where a prepared query's statement sits on each connection: a small index, so a session finds
 /// the statement in an array without hashing, and a generation, so a statement prepared for a
 /// query that is gone is not taken for the one that got its index next.
-public final class CRUDStatementSlot: Sendable {
+@usableFromInline
+final class CRUDStatementSlot: Sendable {
     @usableFromInline let index: Int
     @usableFromInline let generation: Int
 
