@@ -14,7 +14,7 @@ public final class CRUDImplementation: BenchImplementation {
     }
 
     public func insert(_ items: [ItemData]) throws { try workloads.insert(items) }
-    public func fetchAll() throws -> Checksum { try workloads.fetchAll() }
+    public func fetchAll() throws -> Checksum { try workloads.fetchArray() }
     /// In one read transaction, as the raw and GRDB lookups.
     public func lookup(_ ids: [Int64]) throws -> Checksum { try workloads.db.transaction { try workloads.lookup(ids) } }
     public func filtered(_ thresholds: [Double]) throws -> Checksum { try workloads.filtered(thresholds) }
@@ -149,6 +149,15 @@ struct CRUDWorkloads<Configuration: DatabaseConfigurationProtocol> {
         checksum.add(id: item.id, name: item.name, score: item.score, flag: item.flag, createdAt: item.createdAt, note: item.note)
     }
 
+    /// Every row into an array (`select()`, as the README reads a query), then the checksum over it:
+    /// SQLite's fetch, where every implementation builds the array.
+    func fetchArray() throws -> Checksum {
+        var checksum = Checksum()
+        for item in try db.table(BenchItem.self).select() { Self.add(item, to: &checksum) }
+        return checksum
+    }
+
+    /// Every row streamed into the checksum: the servers' fetch, whose raw baselines build no array.
     func fetchAll() throws -> Checksum {
         var checksum = Checksum()
         try db.table(BenchItem.self).forEach { Self.add($0, to: &checksum) }

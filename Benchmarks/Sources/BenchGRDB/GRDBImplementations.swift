@@ -150,8 +150,7 @@ private func insert<Item: BenchItemRecord>(_ items: [ItemData], as: Item.Type, i
 private func fetchAll<Item: BenchItemRecord>(_ type: Item.Type, from queue: DatabaseQueue) throws -> Checksum {
     try queue.read { db in
         var checksum = Checksum()
-        let cursor = try Item.fetchCursor(db)
-        while let item = try cursor.next() { add(item, to: &checksum) }
+        for item in try Item.fetchAll(db) { add(item, to: &checksum) }
         return checksum
     }
 }

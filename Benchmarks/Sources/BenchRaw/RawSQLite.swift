@@ -113,11 +113,16 @@ public final class RawImplementation: BenchImplementation, BenchConnectionPerThr
         }
     }
 
+    /// Every row into an array, as an app holds a query's result, then the checksum over it.
     public func fetchAll() throws -> Checksum {
         let statement = try handle.prepare("SELECT \(itemColumns) FROM items")
         defer { sqlite3_finalize(statement) }
+        var items: [ItemData] = []
+        while try handle.step(statement) { items.append(readItem(statement)) }
         var checksum = Checksum()
-        try addItems(statement, to: &checksum)
+        for item in items {
+            checksum.add(id: item.id, name: item.name, score: item.score, flag: item.flag, createdAt: item.createdAt, note: item.note)
+        }
         return checksum
     }
 
