@@ -21,14 +21,14 @@ profile() {
 }
 for rounds in 1 2; do
   profile "writes$rounds" insert "$rounds"
-  profile "reads$rounds" fetch,lookup,filtered,join "$rounds"
+  profile "reads$rounds" fetch,lookup,chain-lookup,filtered,join "$rounds"
 done
 count() { grep -E "$2" "$out/$1.txt" | head -1 | awk '{gsub(",", "", $1); print $1}'; }
 ratio() { echo "$1 / $2" | bc -l; }
 printf '%-10s %15s %15s %8s %15s %15s %8s\n' workload "raw, cold" "CRUD, cold" ratio "raw, warm" "CRUD, warm" ratio
 # Each implementation's protocol entry point (its witness), so that what an implementation does
 # around the workload (the lookups' read transaction) is counted on both sides.
-for workload in writes:insert:6insert reads:fetch:8fetchAll reads:lookup:6lookup reads:filtered:8filtered \
+for workload in writes:insert:6insert reads:fetch:8fetchAll reads:lookup:6lookup reads:chain:11chainLookup reads:filtered:8filtered \
                 reads:join:19parentsWithChildren; do
   IFS=: read -r file name method <<< "$workload"
   raw="BenchRaw0B14ImplementationC.*EP${method}.*TW"

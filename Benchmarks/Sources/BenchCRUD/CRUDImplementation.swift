@@ -17,6 +17,8 @@ public final class CRUDImplementation: BenchImplementation {
     public func fetchAll() throws -> Checksum { try workloads.fetchArray() }
     /// In one read transaction, as the raw and GRDB lookups.
     public func lookup(_ ids: [Int64]) throws -> Checksum { try workloads.db.transaction { try workloads.lookup(ids) } }
+    /// `where(\.id == id).first()` per id, in one read transaction as the others.
+    public func chainLookup(_ ids: [Int64]) throws -> Checksum { try workloads.db.transaction { try workloads.chainLookup(ids) } }
     public func filtered(_ thresholds: [Double]) throws -> Checksum { try workloads.filtered(thresholds) }
     public func parentsWithChildren() throws -> Checksum { try workloads.parentsWithChildren() }
 }
@@ -161,6 +163,15 @@ struct CRUDWorkloads<Configuration: DatabaseConfigurationProtocol> {
     func fetchAll() throws -> Checksum {
         var checksum = Checksum()
         try db.table(BenchItem.self).forEach { Self.add($0, to: &checksum) }
+        return checksum
+    }
+
+    /// Each lookup written as the articles write a one-off query: no prepared query kept.
+    func chainLookup(_ ids: [Int64]) throws -> Checksum {
+        var checksum = Checksum()
+        for id in ids {
+            if let item = try db.table(BenchItem.self).where(\BenchItem.id == id).first() { Self.add(item, to: &checksum) }
+        }
         return checksum
     }
 

@@ -44,6 +44,14 @@ public protocol BenchImplementation: BenchServerImplementation {
     func filtered(_ thresholds: [Double]) throws -> Checksum
     /// Reads every parent with its children.
     func parentsWithChildren() throws -> Checksum
+    /// Reads each item by primary key, written as a one-off query.
+    func chainLookup(_ ids: [Int64]) throws -> Checksum
+}
+
+extension BenchImplementation {
+    /// Reads each item by primary key as the library's articles write a one-off lookup; for raw
+    /// sqlite3 and GRDB that is their `lookup` (a prepared statement; `fetchOne(db, key:)`).
+    public func chainLookup(_ ids: [Int64]) throws -> Checksum { try lookup(ids) }
 }
 
 /// Workloads run by several workers at once on one database, each with a share of the work; the

@@ -21,7 +21,7 @@ struct Options {
     /// How long the soak runs.
     var seconds = 600.0
 
-    static let workloads = ["memory", "insert", "fetch", "lookup", "filtered", "join", "generator", "concurrent", "observed", "soak"]
+    static let workloads = ["memory", "insert", "fetch", "lookup", "chain-lookup", "filtered", "join", "generator", "concurrent", "observed", "soak"]
     static let usage = """
         USAGE: crud-bench [--n rows] [--rounds count] [--only workload,...] [--implementations name,...] [--backends name,...]
 
@@ -163,7 +163,7 @@ func run(_ options: Options, implementations: Implementations) throws {
     print("crud-bench: \(options.rows) rows, \(options.rounds) rounds, median of each; rounds interleave the implementations")
 
     let readPath = directory.appending(path: "read.sqlite").path
-    if selected.contains(where: { ["fetch", "lookup", "filtered", "join", "concurrent"].contains($0) }) {
+    if selected.contains(where: { ["fetch", "lookup", "chain-lookup", "filtered", "join", "concurrent"].contains($0) }) {
         try BenchDatabase.fill(at: readPath, with: dataset)
     }
     func reading(_ body: @escaping (any BenchImplementation) throws -> Checksum) -> (Int) throws -> (Duration, Checksum) {
@@ -202,6 +202,9 @@ func run(_ options: Options, implementations: Implementations) throws {
             rows.append(("fetch \(dataset.items.count) rows", try measure("fetch", rounds: options.rounds, implementations: names, reading { try $0.fetchAll() })))
         case "lookup":
             rows.append(("\(dataset.lookupIds.count) primary-key lookups", try measure("lookup", rounds: options.rounds, implementations: names, reading { try $0.lookup(dataset.lookupIds) })))
+        case "chain-lookup":
+            rows.append(("\(dataset.lookupIds.count) lookups, where(\\.id == id).first()", try measure("chain-lookup", rounds: options.rounds,
+                                                                                                   implementations: names, reading { try $0.chainLookup(dataset.lookupIds) })))
         case "filtered":
             rows.append(("filtered, ordered, limit \(Dataset.filteredLimit) ×\(dataset.thresholds.count)", try measure("filtered", rounds: options.rounds, implementations: names, reading { try $0.filtered(dataset.thresholds) })))
         case "join":
