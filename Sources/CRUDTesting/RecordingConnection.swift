@@ -53,13 +53,27 @@ public final class RecordingConnection: CRUDConnection {
     }
 
     public func prepare(_ sql: String) throws -> RecordingStatement {
-        let rows = sql.hasPrefix("SELECT COUNT(*)") ? [[CRUDDatabaseValue.integer(0)]] : queuedRows
-        queuedRows = []
-        return RecordingStatement(sql: sql, rows: rows)
+        RecordingStatement(sql: sql, rows: takeRows(for: sql))
     }
 
+    /// A statement kept across runs (a prepared query's, a repeated one-row read's): each run, up
+    /// to its reset, is recorded as an execution, and takes the rows queued by then.
     public func prepareOwned(_ sql: String) throws -> RecordingStatement {
-        try prepare(sql)
+        let statement = RecordingStatement(sql: sql, rows: takeRows(for: sql))
+        statement.owner = self
+        return statement
+    }
+
+    /// The rows a run of `sql` returns: those queued, or a count of 0.
+    func takeRows(for sql: String) -> [[CRUDDatabaseValue]] {
+        let rows = sql.hasPrefix("SELECT COUNT(*)") ? [[CRUDDatabaseValue.integer(0)]] : queuedRows
+        queuedRows = []
+        return rows
+    }
+
+    /// Records a run of a kept statement.
+    func recordRun(of statement: RecordingStatement) {
+        executions.append(Execution(sql: statement.sql, bindings: statement.boundValues))
     }
 
     public func discard(_ statement: RecordingStatement) {}

@@ -15,13 +15,30 @@ public final class RecordingStatement: CRUDStatement {
         self.rows = rows
     }
 
+    /// The connection of a statement kept across runs (`prepareOwned`), which records each run.
+    weak var owner: RecordingConnection?
+    /// Whether this run has taken its rows from the connection's queue.
+    private var hasRows = true
+
     public func step() throws -> Bool {
+        if !hasRows, let owner {
+            rows = owner.takeRows(for: sql)
+            hasRows = true
+        }
         guard !rows.isEmpty else { return false }
         current = rows.removeFirst()
         return true
     }
 
-    public func reset() throws {}
+    /// Ends a run of a kept statement: it is recorded, and the next run binds and takes rows anew.
+    public func reset() throws {
+        guard let owner else { return }
+        owner.recordRun(of: self)
+        bindings = [:]
+        rows = []
+        current = []
+        hasRows = false
+    }
     public var resultColumnCount: Int { current.count }
     public func resultColumnName(_ column: Int) -> String { "c\(column)" }
     public var changedRows: Int { 0 }

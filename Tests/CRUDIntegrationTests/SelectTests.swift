@@ -99,4 +99,44 @@ struct SelectTests {
         try query.forEach { _ in pairs += try query.select().count }
         #expect(pairs == 16)
     }
+
+    @Test("first() reads one row without a cursor: each call binds anew, in and out of transactions, threads sharing the shape",
+          arguments: Backend.all)
+    func firstRowRepeated(_ backend: Backend) async throws { try await firstRowRepeated(backend.open()) }
+
+    func firstRowRepeated<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
+        let db = Database(configuration: configuration)
+        try readFirstRows(db)
+        // Tasks at once, on several connections, each with the statement of the shape its own.
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for task in 0 ..< 8 {
+                group.addTask {
+                    try await onThread {
+                        try (1 ... 40).filter { $0 != 2 && $0 % 8 == task }.allSatisfy { id in
+                            try db.table(Course.self).where(\Course.id == id).first()?.title == "course \(id)"
+                        }
+                    }
+                }
+            }
+            for try await allFound in group { #expect(allFound) }
+        }
+    }
+
+    func readFirstRows<C: DatabaseConfigurationProtocol>(_ db: Database<C>) throws {
+        try db.create(Course.self)
+        try db.table(Course.self).insert((1 ... 40).map { Course(id: $0, title: "course \($0)") })
+        for id in 1 ... 40 {
+            #expect(try db.table(Course.self).where(\Course.id == id).first()?.title == "course \(id)")
+        }
+        #expect(try db.table(Course.self).where(\Course.id == 41).first() == nil)
+        try db.transaction {
+            for id in [3, 1, 2] {
+                #expect(try db.table(Course.self).where(\Course.id == id).first()?.id == id)
+            }
+            try db.table(Course.self).where(\Course.id == 2).delete()
+            #expect(try db.table(Course.self).where(\Course.id == 2).first() == nil, "the transaction's own delete is seen")
+        }
+        #expect(try db.table(Course.self).order(descending: \.id).first()?.id == 40, "another shape, with an order")
+        #expect(try db.table(Course.self).order(by: \.id).limit(1, skip: 5).first()?.id == 7, "the skip is kept, the limit is one")
+    }
 }

@@ -38,6 +38,9 @@ public struct CRUDQueryPlan: Sendable {
     var order: [Order] = []
     var limit: Limit?
     var joins: [Join] = []
+
+    /// Whether the query joins nothing: `first()` then reads its row without a cursor.
+    @usableFromInline var isJoinFree: Bool { joins.isEmpty }
     var filter: CRUDBooleanExpression?
     /// The first mistake made while chaining (a key path that names no column, a negative limit),
     /// thrown when the chain runs.

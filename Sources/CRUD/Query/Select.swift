@@ -74,14 +74,24 @@ extension SelectAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
     @inlinable
     public func first() throws -> OverAllForm? {
-        // `next()` hands its own errors to `didFail`.
-        try executor.reporting { try firstCursor() }.next()
+        guard plan.isJoinFree else {
+            // `next()` hands its own errors to `didFail`.
+            return try executor.reporting { try firstCursor() }.next()
+        }
+        return try executor.reporting {
+            try executor.firstRow(plan, limit: firstLimit, as: OverAllForm.self)
+        }
+    }
+
+    /// At most the first result, after the plan's skip.
+    @usableFromInline
+    var firstLimit: CRUDQueryPlan.Limit {
+        CRUDQueryPlan.Limit(max: Swift.min(plan.limit?.max ?? 1, 1), skip: plan.limit?.skip ?? 0)
     }
 
     /// A cursor over at most the first result.
     @usableFromInline
     func firstCursor() throws -> CRUDCursor<OverAllForm, DatabaseType.Configuration.Connection> {
-        let limit = CRUDQueryPlan.Limit(max: Swift.min(plan.limit?.max ?? 1, 1), skip: plan.limit?.skip ?? 0)
-        return try CRUDCursor(executor: executor, plan: plan, limit: limit)
+        try CRUDCursor(executor: executor, plan: plan, limit: firstLimit)
     }
 }

@@ -7,9 +7,15 @@ import Foundation
 /// operators, which comparisons are with `nil`, list lengths, orderings, and which limit parts are set.
 /// Values are not part of it; they are collected in the order the builder binds them. An entry keeps
 /// its key paths alive, so no other key path can take over an identity it was stored under.
+///
+/// `@unchecked Sendable`: `entries` is guarded by `lock`.
+@usableFromInline
 final class SelectCache: @unchecked Sendable {
-    static let shared = SelectCache()
-    static let capacity = 1_024
+    @usableFromInline static let shared = SelectCache()
+    /// Shapes kept at most: each connection keeps a statement for a shape's one-row reads, so this
+    /// also bounds the statements a connection holds for them, as the drivers' own caches bound
+    /// theirs (a server keeps each prepared statement until it is discarded).
+    static let capacity = 256
 
     /// Dialect, model and key-path identities (as bit patterns) and structure tokens, in walk order.
     struct Shape: Hashable {
@@ -19,6 +25,18 @@ final class SelectCache: @unchecked Sendable {
     private struct Entry {
         let sql: String
         let keyPaths: [AnyKeyPath]
+        /// Where each connection keeps this shape's statement, for reads that finish before they
+        /// return (`first()`): found by index, without hashing the SQL text.
+        let slot = CRUDStatementSlot()
+    }
+
+    /// A cached select: its SQL, the values to bind in order, and the slot of its statement (`nil`
+    /// for a select the cache does not take: joins, an invalid condition).
+    @usableFromInline
+    struct Statement {
+        @usableFromInline let sql: String
+        @usableFromInline let values: [CRUDDatabaseValue]
+        @usableFromInline let slot: CRUDStatementSlot?
     }
 
     private let lock = NSLock()
@@ -26,25 +44,34 @@ final class SelectCache: @unchecked Sendable {
 
     /// The SQL and parameters of the plan's root query, from the cache when the shape was seen before.
     func select(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, dialect: any CRUDDialect) throws -> (String, [CRUDDatabaseValue]) {
+        let statement = try self.statement(plan, limit: limit, dialect: dialect)
+        return (statement.sql, statement.values)
+    }
+
+    /// The plan's root query with the slot of its statement, from the cache when the shape was seen
+    /// before.
+    @usableFromInline
+    func statement(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, dialect: any CRUDDialect) throws -> Statement {
         guard plan.joins.isEmpty, let key = ShapeKey(plan: plan, limit: limit, dialect: dialect) else {
             var builder = SQLBuilder(dialect: dialect)
             let sql = try builder.select(plan, limit: limit)
-            return (sql, builder.parameters)
+            return Statement(sql: sql, values: builder.parameters, slot: nil)
         }
         let shape = key.shape
-        if let sql = lock.withLock({ entries[shape]?.sql }) {
-            return (sql, key.values)
+        if let entry = lock.withLock({ entries[shape] }) {
+            return Statement(sql: entry.sql, values: key.values, slot: entry.slot)
         }
         var builder = SQLBuilder(dialect: dialect)
         let sql = try builder.select(plan, limit: limit)
         assert(builder.parameters == key.values, "the select cache collects values in another order than the builder binds them")
         var keyPaths: [AnyKeyPath] = []
         if let filter = plan.filter { ShapeKey.collectKeyPaths(filter.node, into: &keyPaths) }
+        let entry = Entry(sql: sql, keyPaths: keyPaths)
         lock.withLock {
             if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
-            entries[shape] = Entry(sql: sql, keyPaths: keyPaths)
+            entries[shape] = entry
         }
-        return (sql, builder.parameters)
+        return Statement(sql: sql, values: builder.parameters, slot: entry.slot)
     }
 }
 

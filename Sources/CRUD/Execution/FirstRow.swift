@@ -1,0 +1,34 @@
+extension CRUDExecutor {
+    /// The first row of a join-free query, read without a cursor: the session keeps the statement
+    /// of the query's shape at the select cache's slot, so it is found by index, bound, stepped once
+    /// and reset, with no SQL text hashed and nothing allocated for the read itself. Inlinable, so the
+    /// model's generated reader is called directly in the caller's module.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError` naming the model.
+    @inlinable
+    func firstRow<Model: CRUDModel>(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit, as model: Model.Type) throws -> Model? {
+        try withSession(.read) { session in
+            let query = try firstQuery(plan, limit: limit)
+            func read(_ statement: Connection.Statement) throws -> Model? {
+                guard try statement.step() else { return nil }
+                do {
+                    return try Model(crudRow: statement)
+                } catch let decoding as CRUDDecoderError {
+                    throw decoding.reading(Model.self)
+                }
+            }
+            guard let slot = query.slot else { return try session.withStatement(query.sql, query.values, read) }
+            return try session.withOwnedStatement(slot, query.sql) { statement in
+                var binder = statement
+                for (position, value) in query.values.enumerated() { try value.bind(to: &binder, at: position) }
+                return try read(statement)
+            }
+        }
+    }
+
+    /// The checked plan's SQL, values and statement slot, from the select cache.
+    @usableFromInline
+    func firstQuery(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit) throws -> SelectCache.Statement {
+        try plan.validate()
+        return try SelectCache.shared.statement(plan, limit: limit, dialect: dialect)
+    }
+}
