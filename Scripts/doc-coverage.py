@@ -110,9 +110,11 @@ def scan(path):
     for number, raw in enumerate(lines, 1):
         line = raw
         if multiline_string:
-            if '"""' in line:
-                multiline_string = False
-            continue
+            if '"""' not in line:
+                continue
+            # What follows the closing quotes is code (a closure's brace, say).
+            multiline_string = False
+            line = line.split('"""', 1)[1]
         if line.count('"""') % 2 == 1:
             multiline_string = True
             line = line.split('"""')[0]
