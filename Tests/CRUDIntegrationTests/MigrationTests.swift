@@ -105,7 +105,7 @@ struct MigrationTests {
         let processes = (0 ..< 3).map { _ in Task { try await onThread { try probe.run(["migrate", go] + arguments) } } }
         let thread = Task {
             try await onThread {
-                FileManager.default.createFile(atPath: go, contents: nil)
+                guard FileManager.default.createFile(atPath: go, contents: nil) else { throw TestBuildError(description: "cannot create \(go)") }
                 return try Self.history(C.self, runs: runs).migrate(Database(configuration: configuration))
             }
         }

@@ -138,5 +138,15 @@ struct SelectTests {
         }
         #expect(try db.table(Course.self).order(descending: \.id).first()?.id == 40, "another shape, with an order")
         #expect(try db.table(Course.self).order(by: \.id).limit(1, skip: 5).first()?.id == 7, "the skip is kept, the limit is one")
+        // More shapes than the select cache keeps (lists of every length up to 300): when it starts
+        // over, the slots of its shapes are taken by new ones, and each connection replaces the
+        // statement it kept at a slot by the new shape's.
+        for round in 0 ..< 2 {
+            for length in 1 ... 300 {
+                let ids = Array(stride(from: length, through: 1, by: -1))
+                let found = try db.table(Course.self).order(descending: \.id).where(\Course.id ~ ids).first()?.id
+                #expect(found == (length == 2 ? 1 : Swift.min(length, 40)), "round \(round), \(length) ids")
+            }
+        }
     }
 }
