@@ -98,10 +98,10 @@ extension Database {
         }
         let clause = dialect.neverReusedKeyClause.trimmingCharacters(in: .whitespaces)
         let neverReuseKeys = !clause.isEmpty && definition?.range(of: clause, options: .caseInsensitive) != nil
-        try rebuild(A.self, primaryKey: primaryKey, change, neverReuseKeys: neverReuseKeys, on: session)
+        try rebuild(A.self, primaryKey: primaryKey, change, constraints: constraints, neverReuseKeys: neverReuseKeys, on: session)
     }
 
-    private func rebuild<A: CRUDModel>(_ model: A.Type, primaryKey: Int?, _ change: TableChange, neverReuseKeys: Bool,
+    private func rebuild<A: CRUDModel>(_ model: A.Type, primaryKey: Int?, _ change: TableChange, constraints: [String], neverReuseKeys: Bool,
                                        on session: CRUDSession<C.Connection>) throws {
         let schema = A.crudSchema
         let connection = session.connection
@@ -113,14 +113,12 @@ extension Database {
         let indexes = try connection.indexes(ofTable: schema.name, using: session)
         let builder = SQLBuilder(dialect: dialect)
         let temporary = "crud_rebuild_" + schema.name
-        let constraints = try A.crudConstraintDefinitions(in: dialect).map(\.sql)
-        let integerKey = schema.isIntegerColumn(primaryKey)
+        let keepsKeys = neverReuseKeys && schema.isIntegerColumn(primaryKey)
         try session.run(builder.createTable(CRUDTableSchema(name: temporary, columns: schema.columns, primaryKey: primaryKey, relations: []),
-                                            primaryKey: primaryKey, constraints: constraints, ifNotExists: false,
-                                            neverReuseKeys: neverReuseKeys && integerKey))
+                                            primaryKey: primaryKey, constraints: constraints, ifNotExists: false, neverReuseKeys: keepsKeys))
         // The counter of keys given goes with the table it counts for; the copy counts from the
         // largest key left, which may be below keys of rows deleted since.
-        let counter = try connection.keyCounter(ofTable: schema.name, using: session)
+        let counter = keepsKeys ? try connection.keyCounter(ofTable: schema.name, using: session) : nil
         let values = schema.columns.enumerated().map { index, column in
             change.sources[index].map { dialect.quote($0.name) } ?? (column.isOptional ? "NULL" : dialect.zeroValue(column.type))
         }
@@ -128,7 +126,7 @@ extension Database {
             + "SELECT \(values.joined(separator: ", ")) FROM \(dialect.quote(schema.name))")
         try session.run(builder.dropTable(schema.name))
         try session.run("ALTER TABLE \(dialect.quote(temporary)) RENAME TO \(dialect.quote(schema.name))")
-        if let counter, neverReuseKeys && integerKey {
+        if let counter {
             try connection.raiseKeyCounter(ofTable: schema.name, to: counter, using: session)
         }
         let kept = Set(schema.columns.map(\.name))
