@@ -6,29 +6,21 @@ extension CRUDExecutor {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError` naming the model.
     @inlinable
     func firstRow<Model: CRUDModel>(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit, as model: Model.Type) throws -> Model? {
-        let query = try firstQuery(plan, limit: limit)
-        return try reading(Model.self) { session in
+        try withSession(.read) { session in
+            let query = try firstQuery(plan, limit: limit)
             func read(_ statement: Connection.Statement) throws -> Model? {
-                try statement.step() ? Model(crudRow: statement) : nil
+                guard try statement.step() else { return nil }
+                do {
+                    return try Model(crudRow: statement)
+                } catch let decoding as CRUDDecoderError {
+                    throw decoding.reading(Model.self)
+                }
             }
             guard let slot = query.slot else { return try session.withStatement(query.sql, query.values, read) }
             return try session.withOwnedStatement(slot, query.sql) { statement in
                 var binder = statement
                 for (position, value) in query.values.enumerated() { try value.bind(to: &binder, at: position) }
                 return try read(statement)
-            }
-        }
-    }
-
-    /// Runs `body` on a session for reading rows of `Model`: a decoding error it throws names the
-    /// model. What a prepared query and a one-row read run their statement in.
-    @inlinable
-    func reading<Model: CRUDModel, T>(_ model: Model.Type, _ body: (CRUDSession<Connection>) throws -> T) throws -> T {
-        try withSession(.read) { session in
-            do {
-                return try body(session)
-            } catch let decoding as CRUDDecoderError {
-                throw decoding.reading(Model.self)
             }
         }
     }
