@@ -5,11 +5,12 @@ import Foundation
 
 /// One Connector/C connection with its prepared statements.
 ///
-/// The session is set up so that SQL reads as on the other backends: `ANSI_QUOTES` (identifiers in
-/// double quotes, which the engine's shared quoting writes), strict mode (a value that does not
-/// fit is an error, not a warning), `NO_BACKSLASH_ESCAPES` (a backslash in a literal is itself),
-/// `NO_AUTO_VALUE_ON_ZERO` (an id 0 is stored as 0), UTC as the time zone, utf8mb4 with a binary
-/// collation that does not pad. Affected-row counts are rows matched, as elsewhere.
+/// The session keeps the server's `sql_mode`, so raw SQL quotes and escapes as on any MySQL client
+/// (names in backticks, `"…"` a string unless the server sets `ANSI_QUOTES`), and adds to it:
+/// `STRICT_ALL_TABLES` (a value that does not fit is an error, not a warning),
+/// `NO_AUTO_VALUE_ON_ZERO` (an id 0 is stored as 0) and `NO_ENGINE_SUBSTITUTION`. The time zone is
+/// UTC and the character set utf8mb4 with a binary collation that does not pad. Affected-row counts
+/// are rows matched, as elsewhere.
 public final class MySQLConnection: CRUDConnection {
     public typealias Statement = MySQLStatement
 
@@ -32,7 +33,7 @@ public final class MySQLConnection: CRUDConnection {
     private(set) var maxAllowedPacket = Int.max
 
     static let sessionSetup = [
-        "SET SESSION sql_mode = 'ANSI_QUOTES,STRICT_ALL_TABLES,NO_BACKSLASH_ESCAPES,NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION'",
+        "SET SESSION sql_mode = TRIM(BOTH ',' FROM CONCAT(@@SESSION.sql_mode, ',STRICT_ALL_TABLES,NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION'))",
         "SET SESSION time_zone = '+00:00'",
         "SET NAMES utf8mb4 COLLATE utf8mb4_nopad_bin",
     ]
@@ -107,7 +108,13 @@ public final class MySQLConnection: CRUDConnection {
             return CRUDSQLExeError("lost the connection to MySQL \(target): \(message) (error \(number)); the next call reconnects",
                                    sql: sql, code: String(number), databaseMessage: message, kind: .connectionLost)
         }
-        return CRUDSQLExeError("MySQL error \(number) (SQLSTATE \(state)) on \(target): \(message)", sql: sql, code: String(number),
+        // CRUD keeps the server's sql_mode, where double quotes make a string: the likeliest cause of
+        // a syntax error in SQL written for the other backends.
+        let hint = number == UInt32(ER_PARSE_ERROR) && sql?.contains("\"") == true
+            ? "; MySQL reads \"…\" as a string unless the server's sql_mode has ANSI_QUOTES: quote names in backticks, "
+                + "or with db.quote(_:) for SQL that runs on every backend"
+            : ""
+        return CRUDSQLExeError("MySQL error \(number) (SQLSTATE \(state)) on \(target): \(message)\(hint)", sql: sql, code: String(number),
                                databaseMessage: message, kind: failure.kind, constraint: failure.constraint, table: failure.table)
     }
 

@@ -1,8 +1,9 @@
 #if MySQL
 import CRUD
 
-/// MySQL's and MariaDB's SQL, on a session in `ANSI_QUOTES` mode (see `MySQLConnection`): so
-/// identifiers take the double quotes the engine writes for every backend.
+/// MySQL's and MariaDB's SQL, in the server's own `sql_mode` for quoting and escaping: identifiers
+/// in backticks, which parse in every mode (with or without `ANSI_QUOTES`), and nothing that depends
+/// on whether a backslash escapes in a string literal.
 public struct MySQLDialect: CRUDDialect {
     /// Whether the server is MariaDB rather than MySQL.
     public let isMariaDB: Bool
@@ -32,6 +33,23 @@ public struct MySQLDialect: CRUDDialect {
     public var migrationLock: (lock: String, unlock: String)? {
         ("SELECT GET_LOCK('crud_migrations', 86400)", "SELECT RELEASE_LOCK('crud_migrations')")
     }
+
+    /// An identifier in backticks, inner backticks doubled: MySQL's own quoting, which needs no
+    /// `ANSI_QUOTES`.
+    public func quote(_ identifier: String) -> String {
+        var quoted = "`"
+        quoted.reserveCapacity(identifier.utf8.count + 2)
+        for character in identifier {
+            if character == "`" { quoted.append("`") }
+            quoted.append(character)
+        }
+        quoted.append("`")
+        return quoted
+    }
+
+    /// `CHAR(92)` is a backslash whether or not the session's `sql_mode` has `NO_BACKSLASH_ESCAPES`,
+    /// where a literal `'\\'` would be one backslash in one mode and two in the other.
+    public var likeEscapeClause: String { " ESCAPE CHAR(92)" }
 
     /// MySQL refuses names over 64 characters; counted in bytes here, which is never more.
     public var maxIdentifierBytes: Int? { 64 }

@@ -59,7 +59,7 @@ struct MySQLFailure {
     }
 
     /// The table of a `schema.table` the message names: in backticks, or in double quotes where the
-    /// session's `ANSI_QUOTES` makes the server quote names so.
+    /// server's `sql_mode` has `ANSI_QUOTES`, which makes it quote names so.
     private static func table(in message: String) -> String? {
         quoted(after: "`.", in: message) ?? quoted(after: "\".", in: message)
     }

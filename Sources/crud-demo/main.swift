@@ -117,8 +117,8 @@ func walkThrough<C: DatabaseConfigurationProtocol>(_ db: Database<C>) throws {
     print("numbers left after deleting planet 15's: \(try db.table(PhoneNumber.self).count())")
 
     section("raw SQL")
-    let parameter = db.executor.dialect.placeholder(0)
-    let counted = try db.sql("SELECT * FROM \"Person\" WHERE \"lastName\" = \(parameter) ORDER BY \"firstName\"", bindings: ["Lars"], Person.self)
+    let counted = try db.sql("SELECT * FROM \(db.quote(Person.self)) WHERE \(db.quote("lastName")) = \(db.placeholder(0)) "
+        + "ORDER BY \(db.quote("firstName"))", bindings: ["Lars"], Person.self)
     print("Person rows with lastName Lars: \(counted.map(\.firstName))")
 }
 

@@ -45,7 +45,7 @@ struct ConstraintTests {
         #expect(wheels?.constraint == "bike_wheels")
 
         let nullName = #expect(throws: CRUDSQLExeError.self) {
-            try db.sql("INSERT INTO \"Bike\" (\"id\", \"name\", \"color\", \"wheels\") VALUES (7, NULL, 'x', 1)")
+            try db.sql("INSERT INTO \(db.quote("Bike")) (\(db.quote("id")), \(db.quote("name")), \(db.quote("color")), \(db.quote("wheels"))) VALUES (7, NULL, 'x', 1)")
         }
         #expect(nullName?.kind == .notNullViolation)
         #expect(nullName?.table == "Bike")

@@ -23,8 +23,8 @@ struct ErrorCallbackTests {
     }
 
     func synchronousFailures<C: DatabaseConfigurationProtocol>(_ db: Database<C>, _ failures: Collector<String>) throws {
-        try db.sql("CREATE TABLE \"Strict\" (\"id\" INTEGER, \"name\" TEXT)")
-        try db.sql("INSERT INTO \"Strict\" VALUES (1, NULL)")
+        try db.sql("CREATE TABLE \(db.quote("Strict")) (\(db.quote("id")) INTEGER, \(db.quote("name")) TEXT)")
+        try db.sql("INSERT INTO \(db.quote("Strict")) VALUES (1, NULL)")
 
         #expect(throws: CRUDSQLExeError.self) { try db.sql("SELEKT 1") }
         #expect(throws: CRUDSQLGenError.self) { try db.table(Course.self).order(by: \.title.count).count() }

@@ -21,7 +21,7 @@ struct ErrorKindTests {
     func syntaxOrSchema<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
         let db = Database(configuration: configuration)
         try db.create(Rider.self)
-        for sql in ["SELEC 1", #"SELECT * FROM "Nowhere""#, #"SELECT "nothing" FROM "Rider""#] {
+        for sql in ["SELEC 1", "SELECT * FROM \(db.quote("Nowhere"))", "SELECT \(db.quote("nothing")) FROM \(db.quote("Rider"))"] {
             let error = #expect(throws: CRUDSQLExeError.self, "\(sql)") { try db.sql(sql) }
             #expect(error?.kind == .syntaxOrSchema, "\(sql): \(String(describing: error))")
             #expect(error?.code != nil, "the native code is kept")

@@ -41,9 +41,9 @@ struct JSONColumnTests {
 
         // The database sees JSON it can query: the city of each address, by the database's own functions.
         let city = switch backend {
-        case .sqlite: "SELECT json_extract(\"address\", '$.city') AS \"text\" FROM \"Customer\" ORDER BY \"id\""
-        case .postgres: "SELECT \"address\"->>'city' AS \"text\" FROM \"Customer\" ORDER BY \"id\""
-        case .mysql: "SELECT JSON_VALUE(\"address\", '$.city') AS \"text\" FROM \"Customer\" ORDER BY \"id\""
+        case .sqlite: "SELECT json_extract(\(db.quote("address")), '$.city') AS \(db.quote("text")) FROM \(db.quote("Customer")) ORDER BY \(db.quote("id"))"
+        case .postgres: "SELECT \(db.quote("address"))->>'city' AS \(db.quote("text")) FROM \(db.quote("Customer")) ORDER BY \(db.quote("id"))"
+        case .mysql: "SELECT JSON_VALUE(\(db.quote("address")), '$.city') AS \(db.quote("text")) FROM \(db.quote("Customer")) ORDER BY \(db.quote("id"))"
         }
         #expect(try db.sql(city, TextValue.self).map(\.text) == ["Zürich", "Tromsø"])
         if backend == .sqlite {
@@ -57,7 +57,7 @@ struct JSONColumnTests {
 
     func wrongShape<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
         let db = try Self.database(configuration)
-        try db.sql("UPDATE \"Customer\" SET \"address\" = '{\"town\": \"Oslo\"}' WHERE \"name\" = 'Bo'")
+        try db.sql("UPDATE \(db.quote("Customer")) SET \(db.quote("address")) = '{\"town\": \"Oslo\"}' WHERE \(db.quote("name")) = 'Bo'")
         let error = #expect(throws: CRUDDecoderError.self) { try db.table(Customer.self).order(by: \.id).select().map { $0 } }
         #expect(error?.msg.contains("column \"address\"") == true, "\(error?.msg ?? "")")
         #expect(error?.msg.contains("no \"street\"") == true, "\(error?.msg ?? "")")
@@ -69,7 +69,7 @@ struct JSONColumnTests {
 
     func invalidJSON<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) throws {
         let db = try Self.database(configuration)
-        let write = "UPDATE \"Customer\" SET \"tags\" = '[\"unclosed' WHERE \"id\" = 1"
+        let write = "UPDATE \(db.quote("Customer")) SET \(db.quote("tags")) = '[\"unclosed' WHERE \(db.quote("id")) = 1"
         if backend == .sqlite {
             try db.sql(write)
             let error = #expect(throws: CRUDDecoderError.self) { try db.table(Customer.self).where(\Customer.id == 1).first() }

@@ -38,7 +38,7 @@ struct JoinTests {
     @Test("a child row that does not fit its model is a decoding error naming the child, thrown at select's try (SQLite keeps the text)")
     func childDecodingError() throws {
         let db = try Self.school(try SQLiteDatabaseConfiguration(Backend.temporaryFile("sqlite")))
-        try db.sql("UPDATE \"Grade\" SET \"score\" = 'many' WHERE \"id\" = 2")
+        try db.sql("UPDATE \(db.quote("Grade")) SET \(db.quote("score")) = 'many' WHERE \(db.quote("id")) = 2")
         let query = try db.table(Pupil.self).order(by: \.id).join(\.grades, on: \.id, equals: \.pupilId)
         let error = #expect(throws: CRUDDecoderError.self) { try query.select() }
         #expect(error?.msg.contains("reading Grade") == true && error?.msg.contains("score") == true, "\(error?.msg ?? "")")

@@ -26,7 +26,7 @@ struct MigrationTests {
         migrator.register("v3: readings, one gear more") { db in
             runs.append("v3")
             try db.create(Reading.self)
-            try db.sql("UPDATE \(Cycle.CRUDTableName) SET \"gears\" = \"gears\" + 1")
+            try db.sql("UPDATE \(db.quote(Cycle.self)) SET \(db.quote("gears")) = \(db.quote("gears")) + 1")
             if failing { throw StepFailure() }
         }
         return migrator
@@ -49,9 +49,9 @@ struct MigrationTests {
         #expect(try db.table(Reading.self).count() == 0)
 
         let fresh = Database(configuration: configuration)
-        try fresh.sql("DROP TABLE \(Cycle.CRUDTableName)")
-        try fresh.sql("DROP TABLE \(Reading.CRUDTableName)")
-        try fresh.sql("DROP TABLE \"crud_migrations\"")
+        try fresh.sql("DROP TABLE \(fresh.quote(Cycle.self))")
+        try fresh.sql("DROP TABLE \(fresh.quote(Reading.self))")
+        try fresh.sql("DROP TABLE \(fresh.quote("crud_migrations"))")
         #expect(try Self.history(C.self, runs: runs).migrate(fresh).count == 3, "an empty database gets all three")
         #expect(try fresh.table(Cycle.self).count() == 2)
     }

@@ -105,9 +105,34 @@ struct MySQLTests {
         #expect(error?.kind == .uniqueViolation)
         #expect(error?.msg.contains("SQLSTATE 23000") == true)
         #expect(error?.databaseMessage?.contains("Duplicate entry '1' for key 'PRIMARY'") == true)
-        #expect(error?.sql == #"INSERT INTO "Course" ("id", "title") VALUES (?, ?)"#)
+        #expect(error?.sql == "INSERT INTO `Course` (`id`, `title`) VALUES (?, ?)")
         let syntax = #expect(throws: CRUDSQLExeError.self) { try db.sql("SELEKT 1") }
         #expect(syntax?.code == "1064")
+    }
+
+    @Test("the session keeps the server's quoting and escaping: names in backticks, \"…\" a string, \\ an escape; strict mode added")
+    func serverQuotingAndEscaping() throws {
+        let db = try Self.database()
+        try db.create(Course.self)
+        let mode = try #require(try db.sql("SELECT @@SESSION.sql_mode AS text", TextValue.self).first?.text).split(separator: ",")
+        #expect(!mode.contains("ANSI_QUOTES") && !mode.contains("NO_BACKSLASH_ESCAPES"), "\(mode)")
+        #expect(mode.contains("STRICT_ALL_TABLES") && mode.contains("NO_AUTO_VALUE_ON_ZERO"), "\(mode)")
+        #expect(mode.contains("ERROR_FOR_DIVISION_BY_ZERO"), "the server's own modes stay: \(mode)")
+
+        // As in any MySQL client: a double-quoted word is a string, a backslash escapes.
+        #expect(try db.sql(#"SELECT "word" AS text"#, TextValue.self).map(\.text) == ["word"])
+        #expect(try db.sql(#"SELECT 'it\'s' AS text"#, TextValue.self).map(\.text) == ["it's"])
+        try db.sql("INSERT INTO `Course` (`id`, `title`) VALUES (1, 'back\\\\slash 100%')")
+        #expect(try db.table(Course.self).select().map(\.title) == ["back\\slash 100%"], "one backslash stored")
+        #expect(try db.table(Course.self).where(\Course.title =% "back\\slash").count() == 1, "LIKE escapes in this mode")
+        #expect(try db.table(Course.self).where(\Course.title %=% "100%").count() == 1)
+        #expect(try db.table(Course.self).where(\Course.title %=% "1000").count() == 0, "% is itself in a pattern")
+        #expect(db.quote("odd`name") == "`odd``name`" && db.quote(Course.self) == "`Course`")
+
+        // SQL quoted for the other backends fails with a message that says why.
+        let quoted = #expect(throws: CRUDSQLExeError.self) { try db.sql(#"UPDATE "Course" SET "title" = 'x'"#) }
+        #expect(quoted?.code == "1064")
+        #expect(quoted?.msg.contains("quote names in backticks, or with db.quote(_:)") == true, "\(String(describing: quoted))")
     }
 
     @Test("a restarted server: the next call fails clearly, the one after works again; a pool of several replaces every connection",

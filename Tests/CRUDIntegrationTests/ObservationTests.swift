@@ -245,14 +245,14 @@ struct ObservationTests {
         try await db.create(Rider.self)
         try await db.create(Bike.self)
         // Prepared (and cached) while nobody observes, when SQLite may empty the table in one go.
-        try await db.sql("DELETE FROM \"Cycle\"")
+        try await db.sql("DELETE FROM \(db.quote("Cycle"))")
         let changes = Collector<String>()
         db.didUpdate = { table, id, kind in
             if table != "Marker" { changes.append("\(kind) \(table) \(id)") }
         }
-        try await db.sql("INSERT INTO \"Cycle\" (\"id\", \"color\", \"gears\") VALUES (1, 'red', 1), (2, 'blue', 2)")
-        try await db.sql("UPDATE \"Cycle\" SET \"gears\" = 5 WHERE \"id\" = 2")
-        try await db.sql("DELETE FROM \"Cycle\"")
+        try await db.sql("INSERT INTO \(db.quote("Cycle")) (\(db.quote("id")), \(db.quote("color")), \(db.quote("gears"))) VALUES (1, 'red', 1), (2, 'blue', 2)")
+        try await db.sql("UPDATE \(db.quote("Cycle")) SET \(db.quote("gears")) = 5 WHERE \(db.quote("id")) = 2")
+        try await db.sql("DELETE FROM \(db.quote("Cycle"))")
         try await db.table(Rider.self).insert(Rider(id: 7, name: "Ann"))
         try await db.table(Bike.self).insert(Bike(id: 9, ownerId: 7, keeperId: nil, name: "Roadie", color: "red", wheels: 2))
         try await db.table(Rider.self).where(\Rider.id == 7).delete()

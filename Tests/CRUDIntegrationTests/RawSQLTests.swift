@@ -4,6 +4,25 @@ import Testing
 
 @Suite("raw SQL")
 struct RawSQLTests {
+    @Test("quote(_:) makes any name safe in raw SQL: keywords, quotes and backticks, on every backend", arguments: Backend.all)
+    func quoting(_ backend: Backend) throws { try quoting(backend.open()) }
+
+    func quoting<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let db = Database(configuration: configuration)
+        try db.create(Awkward.self)
+        try db.table(Awkward.self).insert(Awkward(id: 1, group: "g", order: 2, quoted: "q", select: true))
+        let quotedColumn = db.quote("it's \"quoted\"")
+        try db.sql("UPDATE \(db.quote(Awkward.self)) SET \(quotedColumn) = \(db.placeholder(0)), \(db.quote("order")) = 3 "
+            + "WHERE \(db.quote("group")) = \(db.placeholder(1))", bindings: ["`back` \"ticks\"", "g"])
+        #expect(try db.table(Awkward.self).select().map { [$0.quoted, String($0.order)] } == [["`back` \"ticks\"", "3"]])
+        #expect(try db.sql("SELECT \(quotedColumn) AS \(db.quote("text")) FROM \(db.quote("order"))", TextValue.self).map(\.text)
+            == ["`back` \"ticks\""])
+        let backticked = db.quote("a`b\"c")
+        try db.sql("CREATE TABLE \(backticked) (\(backticked) INTEGER)")
+        try db.sql("INSERT INTO \(backticked) (\(backticked)) VALUES (7)")
+        #expect(try db.sql("SELECT \(backticked) AS \(db.quote("n")) FROM \(backticked)", SingleNumber.self).map(\.n) == [7])
+    }
+
     @Test("sql(_:bindings:) runs statements; sql(_:bindings:_:) maps rows to a model by column name", arguments: Backend.all)
     func rawSQL(_ backend: Backend) throws { try rawSQL(backend.open()) }
 
@@ -11,24 +30,24 @@ struct RawSQLTests {
         let db = Database(configuration: configuration)
         try db.create(Pupil.self)
         try db.table(Pupil.self).insert([Pupil(id: 1, name: "Ann", nickname: "A"), Pupil(id: 2, name: "Bob")])
-        let parameter = db.executor.dialect.placeholder
-        try db.sql("UPDATE \"Pupil\" SET \"nickname\" = \(parameter(0)) WHERE \"id\" = \(parameter(1))", bindings: ["Bobby", 2])
-        let reordered = try db.sql("SELECT \"nickname\", 'extra' AS \"unused\", \"name\", \"id\" FROM \"Pupil\" ORDER BY \"id\"", Pupil.self)
+        let (pupil, id, name, nickname) = (db.quote(Pupil.self), db.quote("id"), db.quote("name"), db.quote("nickname"))
+        try db.sql("UPDATE \(pupil) SET \(nickname) = \(db.placeholder(0)) WHERE \(id) = \(db.placeholder(1))", bindings: ["Bobby", 2])
+        let reordered = try db.sql("SELECT \(nickname), 'extra' AS \(db.quote("unused")), \(name), \(id) FROM \(pupil) ORDER BY \(id)", Pupil.self)
         #expect(reordered == [Pupil(id: 1, name: "Ann", nickname: "A"), Pupil(id: 2, name: "Bob", nickname: "Bobby")])
         #expect(reordered.allSatisfy { $0.courses == nil })
-        let filtered = try db.sql("SELECT * FROM \"Pupil\" WHERE \"name\" = \(parameter(0))", bindings: ["Ann"], Pupil.self)
+        let filtered = try db.sql("SELECT * FROM \(pupil) WHERE \(name) = \(db.placeholder(0))", bindings: ["Ann"], Pupil.self)
         #expect(filtered.map(\.id) == [1])
-        #expect(try db.sql("SELECT * FROM \"Pupil\" WHERE \"nickname\" IS NULL", Pupil.self).isEmpty)
-        let missing = #expect(throws: CRUDDecoderError.self) { try db.sql("SELECT \"id\" FROM \"Pupil\"", Pupil.self) }
+        #expect(try db.sql("SELECT * FROM \(db.quote("Pupil")) WHERE \(db.quote("nickname")) IS NULL", Pupil.self).isEmpty)
+        let missing = #expect(throws: CRUDDecoderError.self) { try db.sql("SELECT \(db.quote("id")) FROM \(db.quote("Pupil"))", Pupil.self) }
         #expect(missing?.msg.contains("no column \"name\"") == true)
         let unfit = #expect(throws: CRUDDecoderError.self) {
-            try db.sql("SELECT \"id\", NULL AS \"name\", \"nickname\" FROM \"Pupil\"", Pupil.self)
+            try db.sql("SELECT \(db.quote("id")), NULL AS \(db.quote("name")), \(db.quote("nickname")) FROM \(db.quote("Pupil"))", Pupil.self)
         }
         #expect(unfit?.msg == "reading Pupil: column \"name\": NULL where a value is required (the property is not optional)",
                 "a decoding error from sql() names the model and the column")
         try db.create(TestTable1.self, policy: .shallow)
         let renamed = #expect(throws: CRUDDecoderError.self) {
-            try db.sql("SELECT 1 AS \"id\", 'x' AS \"name\", 'not a number' AS \"int\", NULL AS \"doub\", NULL AS \"blob\"", TestTable1.self)
+            try db.sql("SELECT 1 AS \(db.quote("id")), 'x' AS \(db.quote("name")), 'not a number' AS \(db.quote("int")), NULL AS \(db.quote("doub")), NULL AS \(db.quote("blob"))", TestTable1.self)
         }
         #expect(renamed?.msg.hasPrefix("reading TestTable1 (table \"test_table_1\"): column \"int\": ") == true, "\(String(describing: renamed))")
         let error = #expect(throws: CRUDSQLExeError.self) { try db.sql("SELEKT nonsense") }
@@ -44,13 +63,13 @@ struct RawSQLTests {
         let db = Database(configuration: configuration)
         try db.create(Course.self)
         try db.table(Course.self).insert(Course(id: 1, title: "kept"))
-        let error = #expect(throws: CRUDSQLExeError.self) { try db.sql("SELECT 1; DROP TABLE \"Course\"") }
-        #expect(error?.sql == "SELECT 1; DROP TABLE \"Course\"")
-        #expect(throws: CRUDSQLExeError.self) { try db.sql("SELECT 1 AS \"text\"; DELETE FROM \"Course\"", TextValue.self) }
-        #expect(throws: CRUDSQLExeError.self) { try db.sql("DELETE FROM \"Course\";\n-- then\nDROP TABLE \"Course\";") }
+        let error = #expect(throws: CRUDSQLExeError.self) { try db.sql("SELECT 1; DROP TABLE \(db.quote("Course"))") }
+        #expect(error?.sql == "SELECT 1; DROP TABLE \(db.quote("Course"))")
+        #expect(throws: CRUDSQLExeError.self) { try db.sql("SELECT 1 AS \(db.quote("text")); DELETE FROM \(db.quote("Course"))", TextValue.self) }
+        #expect(throws: CRUDSQLExeError.self) { try db.sql("DELETE FROM \(db.quote("Course"));\n-- then\nDROP TABLE \(db.quote("Course"));") }
         #expect(try db.table(Course.self).count() == 1, "neither statement ran")
-        try db.sql("UPDATE \"Course\" SET \"title\" = 'still kept';  -- a comment after the only statement\n")
-        try db.sql("UPDATE \"Course\" SET \"title\" = 'kept again' ; /* a block comment */ ;")
+        try db.sql("UPDATE \(db.quote("Course")) SET \(db.quote("title")) = 'still kept';  -- a comment after the only statement\n")
+        try db.sql("UPDATE \(db.quote("Course")) SET \(db.quote("title")) = 'kept again' ; /* a block comment */ ;")
         #expect(try db.table(Course.self).first()?.title == "kept again")
     }
 }

@@ -9,8 +9,8 @@ struct ReturningTests {
 
     func readmeExample<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) throws {
         let db = Database(configuration: configuration)
-        try db.sql("DROP TABLE IF EXISTS \(ReturningItem.CRUDTableName)")
-        try db.sql("CREATE TABLE \(ReturningItem.CRUDTableName) (id UUID PRIMARY KEY, def int DEFAULT 42)")
+        try db.sql("DROP TABLE IF EXISTS \(db.quote(ReturningItem.self))")
+        try db.sql("CREATE TABLE \(db.quote(ReturningItem.self)) (id UUID PRIMARY KEY, def int DEFAULT 42)")
         let table = db.table(ReturningItem.self)
         // returning inserts
         do {
@@ -70,7 +70,7 @@ struct ReturningTests {
 
     func asyncForms<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) async throws {
         let db = Database(configuration: configuration)
-        try await db.sql("CREATE TABLE \(ReturningItem.CRUDTableName) (id UUID PRIMARY KEY, def int DEFAULT 42)")
+        try await db.sql("CREATE TABLE \(db.quote(ReturningItem.self)) (id UUID PRIMARY KEY, def int DEFAULT 42)")
         let table = db.table(ReturningItem.self)
         #expect(try await table.returning(\.def, insert: ReturningItem(id: UUID()), ignoreKeys: \.def) == 42)
         #expect(try await table.returning(\.def, insert: [ReturningItem(id: UUID()), ReturningItem(id: UUID())], ignoreKeys: \.def) == [42, 42])
@@ -101,7 +101,7 @@ struct ReturningTests {
 
     func collision<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
         let db = Database(configuration: configuration)
-        try db.sql("CREATE TABLE \(ReturningItem.CRUDTableName) (id UUID PRIMARY KEY, def int DEFAULT 42)")
+        try db.sql("CREATE TABLE \(db.quote(ReturningItem.self)) (id UUID PRIMARY KEY, def int DEFAULT 42)")
         let table = db.table(ReturningItem.self)
         let first = ReturningItem(id: UUID())
         #expect(try table.returning(\.def, insert: first, ignoreKeys: \.def) == 42)

@@ -77,8 +77,8 @@ struct SchemaChangeTests {
 
     func refusals<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) throws {
         let db = Database(configuration: configuration)
-        try db.sql("DROP TABLE IF EXISTS \"Award\"")
-        try db.sql("DROP TABLE IF EXISTS \"Score\"")
+        try db.sql("DROP TABLE IF EXISTS \(db.quote("Award"))")
+        try db.sql("DROP TABLE IF EXISTS \(db.quote("Score"))")
         let missing = #expect(throws: CRUDSQLGenError.self) { try db.alterTable(ScoreV2.self) }
         #expect(missing?.msg.contains("does not exist") == true)
         try Self.version1(db)
@@ -98,7 +98,7 @@ struct SchemaChangeTests {
 
     func danglingReference<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
         let db = Database(configuration: configuration)
-        try db.sql("DROP TABLE IF EXISTS \"crud_migrations\"")
+        try db.sql("DROP TABLE IF EXISTS \(db.quote("crud_migrations"))")
         try Self.version1(db)
         var migrator = CRUDMigrator<C>()
         migrator.register("a dangling award") { db in
@@ -117,10 +117,10 @@ struct SchemaChangeTests {
     func check<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) throws {
         let db = Database(configuration: configuration)
         try db.create(Cycle.self, policy: .dropTable)
-        try db.sql("DROP TABLE IF EXISTS \"Marker\"")
-        try db.sql("DROP TABLE IF EXISTS \"Reading\"")
+        try db.sql("DROP TABLE IF EXISTS \(db.quote("Marker"))")
+        try db.sql("DROP TABLE IF EXISTS \(db.quote("Reading"))")
         // Reading is id Int, value Double?, label String.
-        try db.sql("CREATE TABLE \"Reading\" (\"id\" BIGINT PRIMARY KEY NOT NULL, \"value\" TEXT NOT NULL)")
+        try db.sql("CREATE TABLE \(db.quote("Reading")) (\(db.quote("id")) BIGINT PRIMARY KEY NOT NULL, \(db.quote("value")) TEXT NOT NULL)")
         let error = #expect(throws: CRUDSchemaMismatchError.self) { try db.checkSchema([Cycle.self, Reading.self, Marker.self]) }
         #expect(Set(error?.differences ?? []) == [
             .missingTable("Marker"),

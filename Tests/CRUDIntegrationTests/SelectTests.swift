@@ -49,9 +49,9 @@ struct SelectTests {
 
     func failureDuringIteration<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
         let db = Database(configuration: configuration)
-        try db.sql("CREATE TABLE \"Strict\" (\"id\" INTEGER, \"name\" TEXT)")
+        try db.sql("CREATE TABLE \(db.quote("Strict")) (\(db.quote("id")) INTEGER, \(db.quote("name")) TEXT)")
         try db.table(Strict.self).insert((1 ... 1_000).map { Strict(id: $0, name: "fine") })
-        try db.sql("UPDATE \"Strict\" SET \"name\" = NULL WHERE \"id\" = 500")
+        try db.sql("UPDATE \(db.quote("Strict")) SET \(db.quote("name")) = NULL WHERE \(db.quote("id")) = 500")
         let query = db.table(Strict.self).order(by: \.id)
         let expected = "reading Strict: column \"name\": NULL where a value is required (the property is not optional)"
 

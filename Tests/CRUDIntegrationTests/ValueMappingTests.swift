@@ -93,7 +93,7 @@ struct ValueMappingTests {
         let db = Database(configuration: configuration)
         try db.create(AllColumnTypes.self)
         try db.table(AllColumnTypes.self).insert(Self.sample(id: 1, for: C.self))
-        try db.sql("UPDATE \"AllColumnTypes\" SET \"mood\" = 'furious'")
+        try db.sql("UPDATE \(db.quote("AllColumnTypes")) SET \(db.quote("mood")) = 'furious'")
         let error = #expect(throws: CRUDDecoderError.self) { try db.table(AllColumnTypes.self).select().map { $0 } }
         #expect(error?.msg == "reading AllColumnTypes: column \"mood\": furious is not a raw value of Mood")
     }

@@ -47,7 +47,7 @@ struct WriteTests {
         try db.table(Grade.self).insert(Grade(id: 1, pupilId: 5, score: 90), setKeys: \.id, \.score)
         #expect(try db.table(Grade.self).first()?.pupilId == nil, "a column left out takes its default")
 
-        try db.sql("CREATE TABLE \"Defaults\" (\"id\" INTEGER, \"name\" TEXT DEFAULT 'unnamed')")
+        try db.sql("CREATE TABLE \(db.quote("Defaults")) (\(db.quote("id")) INTEGER, \(db.quote("name")) TEXT DEFAULT 'unnamed')")
         try db.table(Defaults.self).insert(Defaults(id: 4, name: "x"), ignoreKeys: \.id, \.name)
         #expect(try db.table(Defaults.self).first()?.name == "unnamed", "all keys ignored inserts DEFAULT VALUES")
 

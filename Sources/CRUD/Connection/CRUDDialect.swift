@@ -259,8 +259,8 @@ extension CRUDDialect {
     }
 }
 
-/// SQL's standard quoting of an identifier, which every backend reads (MySQL in the `ANSI_QUOTES`
-/// mode CRUD sets): the dialects' default `quote`, and `CRUDTableName`, which has no dialect at hand.
+/// SQL's standard quoting of an identifier, which SQLite and PostgreSQL read: the dialects' default
+/// `quote`, and `CRUDTableName`, which has no dialect at hand.
 enum CRUDDefaultQuoting {
     /// `identifier` in double quotes, inner quotes doubled.
     static func quote(_ identifier: String) -> String {

@@ -95,6 +95,24 @@ extension Database {
         }
     }
 
+    /// `identifier`, a table's or column's name, quoted for this database's SQL text: in double quotes
+    /// on SQLite and PostgreSQL, in backticks on MySQL (which reads `"…"` as a string). For raw SQL
+    /// that runs on every backend: `db.sql("UPDATE \(db.quote(Cycle.self)) SET \(db.quote("gears")) = 0")`.
+    public func quote(_ identifier: String) -> String {
+        executor.dialect.quote(identifier)
+    }
+
+    /// The table of `model`, quoted for this database's SQL text: `quote(_:)` of its name.
+    public func quote<A: CRUDModel>(_ model: A.Type) -> String {
+        executor.dialect.quote(A.crudSchema.name)
+    }
+
+    /// The placeholder of the binding at `index` (from 0) in this database's SQL text: `?1` on
+    /// SQLite, `$1` on PostgreSQL, `?` on MySQL (whose placeholders bind in the order they appear).
+    public func placeholder(_ index: Int) -> String {
+        executor.dialect.placeholder(index)
+    }
+
     /// Runs one SQL statement, binding `bindings` to its parameters in order; rows it returns are
     /// discarded. Write parameters in the driver's form (`?` in SQLite, `$1` in PostgreSQL).
     /// - Throws: `CRUDSQLExeError`.

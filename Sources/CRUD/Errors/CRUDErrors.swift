@@ -124,21 +124,10 @@ public protocol CRUDReportableError: Error {
 }
 
 extension CRUDSQLExeError {
-    /// The table an INSERT, UPDATE or DELETE that CRUD wrote names first (always quoted): what a
-    /// driver reports as `table` where the database's message does not name it.
+    /// The table an INSERT, UPDATE or DELETE that CRUD wrote names first (always quoted, in double
+    /// quotes or backticks): what a driver reports as `table` where the database's message does not
+    /// name it.
     public static func tableWritten(by sql: String) -> String? {
-        guard let open = sql.firstIndex(of: "\"") else { return nil }
-        var name = ""
-        var index = sql.index(after: open)
-        while index < sql.endIndex {
-            if sql[index] == "\"" {
-                let next = sql.index(after: index)
-                guard next < sql.endIndex, sql[next] == "\"" else { return name }
-                index = next
-            }
-            name.append(sql[index])
-            index = sql.index(after: index)
-        }
-        return nil
+        SQLNames.firstQuoted(in: sql)
     }
 }

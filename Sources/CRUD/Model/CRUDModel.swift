@@ -84,9 +84,10 @@ public protocol CRUDIdentifiedModel: CRUDModel {
 }
 
 extension CRUDModel {
-    /// The table's name quoted for SQL text, as in `"DROP TABLE IF EXISTS \(Item.CRUDTableName)"`
-    /// (Perfect-CRUD's spelling). Quoted, so names with capitals, spaces or keywords work on every
-    /// backend; `crudSchema.name` is the plain name.
+    /// The table's name in standard SQL's double quotes, as in `"DROP TABLE IF EXISTS \(Item.CRUDTableName)"`
+    /// (Perfect-CRUD's spelling): names with capitals, spaces or keywords work on SQLite and
+    /// PostgreSQL. MySQL reads double quotes as a string: `db.quote(Item.self)` quotes the name for
+    /// whichever database runs the SQL. `crudSchema.name` is the plain name.
     public static var CRUDTableName: String {
         CRUDDefaultQuoting.quote(crudSchema.name)
     }

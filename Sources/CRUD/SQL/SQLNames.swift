@@ -4,6 +4,25 @@
 enum SQLNames {
     /// Adds the names `sql` mentions to `names`.
     static func collect(from sql: String, into names: inout Set<String>) {
+        scan(sql) { name, _ in
+            names.insert(name.lowercased())
+            return true
+        }
+    }
+
+    /// The first name `sql` quotes (in double quotes or backticks), as written.
+    static func firstQuoted(in sql: String) -> String? {
+        var found: String?
+        scan(sql) { name, quoted in
+            if quoted { found = name }
+            return !quoted
+        }
+        return found
+    }
+
+    /// Calls `body` with each name in `sql`, in order, and whether it was quoted, until `body`
+    /// returns false.
+    private static func scan(_ sql: String, _ body: (String, _ quoted: Bool) -> Bool) {
         let bytes = Array(sql.utf8)
         var index = 0
         while index < bytes.count {
@@ -29,12 +48,12 @@ enum SQLNames {
                         end += 1
                     }
                 }
-                if byte != UInt8(ascii: "'"), !name.isEmpty { names.insert(String(decoding: name, as: UTF8.self).lowercased()) }
+                if byte != UInt8(ascii: "'"), !name.isEmpty, !body(String(decoding: name, as: UTF8.self), true) { return }
                 index = end + 1
             case _ where isNameByte(byte):
                 var end = index + 1
                 while end < bytes.count, isNameByte(bytes[end]) { end += 1 }
-                names.insert(String(decoding: bytes[index ..< end], as: UTF8.self).lowercased())
+                if !body(String(decoding: bytes[index ..< end], as: UTF8.self), false) { return }
                 index = end
             default:
                 index += 1

@@ -176,7 +176,7 @@ struct Bike: CRUDModel {
         .foreignKey(\.ownerId, references: \Rider.id, onDelete: .cascade),
         .foreignKey(\.keeperId, references: \Rider.id, onDelete: .setNull, name: "bike_keeper"),
         .unique(\.name, \.color),
-        .check("\"wheels\" BETWEEN 1 AND 3", name: "bike_wheels"),
+        .check("wheels BETWEEN 1 AND 3", name: "bike_wheels"),
     ]
 }
 

@@ -18,7 +18,7 @@ struct ScoreV2: CRUDModel, TableNameProvider {
     var points: Int
     var bonus: Double
 
-    static let crudConstraints: [CRUDConstraint<ScoreV2>] = [.check("\"points\" >= 0", name: "Score_points_check")]
+    static let crudConstraints: [CRUDConstraint<ScoreV2>] = [.check("points >= 0", name: "Score_points_check")]
 }
 
 /// Rows of another table that reference scores, and must outlive the rebuild of theirs.

@@ -53,7 +53,7 @@ final class MariaDBTestServer: @unchecked Sendable {
         let name = "crud_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         try lock.withLock {
             if admin == nil { admin = Database(configuration: try configuration(database: "mysql", pool: .init())) }
-            try admin!.sql("CREATE DATABASE \"\(name)\"")
+            try admin!.sql("CREATE DATABASE \(admin!.quote(name))")
         }
         return name
     }

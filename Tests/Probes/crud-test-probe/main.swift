@@ -56,7 +56,7 @@ func history<C: DatabaseConfigurationProtocol>(_: C.Type) -> CRUDMigrator<C> {
     migrator.register("v3: readings, one gear more") { db in
         print("ran v3")
         try db.create(Reading.self)
-        try db.sql("UPDATE \(Cycle.CRUDTableName) SET \"gears\" = \"gears\" + 1")
+        try db.sql("UPDATE \(db.quote(Cycle.self)) SET \(db.quote("gears")) = \(db.quote("gears")) + 1")
     }
     return migrator
 }
