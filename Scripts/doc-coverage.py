@@ -142,7 +142,8 @@ def scan(path):
             is_public = explicit_public or (not hidden and (in_public_extension or in_public_protocol or (keyword == "case" and in_public_enum)))
             if keyword == "case" and not (parent is not None and parent[0] == "enum"):
                 is_public = False  # a `case` of a switch
-            if is_public and keyword not in ("extension", "deinit") and not re.search(r"@_spi|@_documentation\(visibility", raw):
+            in_spi = parent is not None and len(parent) > 4 and parent[4]
+            if is_public and not in_spi and keyword not in ("extension", "deinit") and not re.search(r"@_spi|@_documentation\(visibility", raw):
                 # Walk back over attributes to the comment, if any.
                 k = number - 2
                 while k >= 0 and lines[k].strip().startswith("@"):
@@ -156,8 +157,10 @@ def scan(path):
                 while "{" not in header and k < len(lines) and k < number + 4:
                     header += " " + lines[k].strip()
                     k += 1
-                pending = (keyword, is_public if keyword != "extension" else explicit_public, keyword == "enum" and is_public,
-                           (type_name(header), conformances(header)))
+                # The members of an SPI type are SPI too: outside the users' API, as the type is.
+                spi = re.search(r"@_spi", raw) is not None
+                pending = (keyword, (is_public if keyword != "extension" else explicit_public) and not spi, keyword == "enum" and is_public,
+                           (type_name(header), conformances(header)), spi or (parent is not None and len(parent) > 4 and parent[4]))
         for ch in code:
             if ch == "{":
                 stack.append(pending if pending else ("block", False, False))

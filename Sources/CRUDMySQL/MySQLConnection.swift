@@ -1,6 +1,6 @@
 #if MySQL
 import CMariaDB
-import CRUD
+@_spi(CRUDDriver) import CRUD
 import Foundation
 
 /// One Connector/C connection with its prepared statements.
@@ -120,15 +120,15 @@ public final class MySQLConnection: CRUDConnection {
 
     // MARK: - CRUDConnection
 
-    public var isUsable: Bool { !lost }
+    @_spi(CRUDDriver) public var isUsable: Bool { !lost }
 
     /// `mysql_ping`: one round trip.
-    public func probe() {
+    @_spi(CRUDDriver) public func probe() {
         if !lost, mysql_ping(handle) != 0 { lost = true }
     }
 
     /// Connects again after the connection was lost; prepared statements died with the old session.
-    public func reconnect() throws {
+    @_spi(CRUDDriver) public func reconnect() throws {
         _ = cache.removeAll()
         mysql_close(handle)
         guard let fresh = mysql_init(nil) else { throw CRUDSQLExeError("cannot reconnect to MySQL \(target): out of memory") }
@@ -136,12 +136,12 @@ public final class MySQLConnection: CRUDConnection {
         try connect()
     }
 
-    public var transactionStatus: CRUDTransactionStatus {
+    @_spi(CRUDDriver) public var transactionStatus: CRUDTransactionStatus {
         if lost { return .none }
         return handle.pointee.server_status & UInt32(SERVER_STATUS_IN_TRANS) != 0 ? .open : .none
     }
 
-    public func prepare(_ sql: String) throws -> MySQLStatement {
+    @_spi(CRUDDriver) public func prepare(_ sql: String) throws -> MySQLStatement {
         try ensureConnected()
         if let cached = cache.checkOut(sql) { return cached }
         let statement = try MySQLStatement(connection: self, sql: sql)
@@ -170,13 +170,13 @@ public final class MySQLConnection: CRUDConnection {
         lastInsert = (UInt64(bitPattern: id), 1)
     }
 
-    public func release(_ statement: MySQLStatement) {
+    @_spi(CRUDDriver) public func release(_ statement: MySQLStatement) {
         statement.clear()
         _ = cache.checkIn(statement)
     }
 
     /// Runs text-protocol SQL, possibly several statements, and reads every result.
-    public func execute(_ sql: String) throws {
+    @_spi(CRUDDriver) public func execute(_ sql: String) throws {
         try ensureConnected()
         let utf8 = Array(sql.utf8)
         if utf8.count + 64 > maxAllowedPacket { throw packetTooLarge(bytes: utf8.count + 64, sql: sql) }
@@ -210,7 +210,7 @@ public final class MySQLConnection: CRUDConnection {
     /// made none: the same row as on the other backends.
     /// - Throws: `CRUDSQLExeError` when the server gave a multi-row insert ids that need not be
     ///   consecutive, or cannot be asked.
-    public func lastInsertId() throws -> Int? {
+    @_spi(CRUDDriver) public func lastInsertId() throws -> Int? {
         try lastInsertIdUnsigned().map { Int(truncatingIfNeeded: $0) }
     }
 
@@ -247,7 +247,7 @@ public final class MySQLConnection: CRUDConnection {
                               kind: .connectionLost)
     }
 
-    public func columns(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [CRUDDatabaseColumn]? {
+    @_spi(CRUDDriver) public func columns(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [CRUDDatabaseColumn]? {
         var columns: [CRUDDatabaseColumn] = []
         try runner.forEachRow("""
             SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE = 'YES', COLUMN_KEY = 'PRI' FROM information_schema.COLUMNS
@@ -259,7 +259,7 @@ public final class MySQLConnection: CRUDConnection {
         return columns.isEmpty ? nil : columns
     }
 
-    public func constraintNames(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Set<String> {
+    @_spi(CRUDDriver) public func constraintNames(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Set<String> {
         var names: Set<String> = []
         try runner.forEachRow("""
             SELECT CONSTRAINT_NAME FROM information_schema.TABLE_CONSTRAINTS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?
@@ -269,7 +269,7 @@ public final class MySQLConnection: CRUDConnection {
 
     /// From `information_schema.STATISTICS`, by the names a duplicate-key error gives them (`PRIMARY`
     /// for the primary key).
-    public func uniqueKeys(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [String: Set<String>] {
+    @_spi(CRUDDriver) public func uniqueKeys(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [String: Set<String>] {
         var keys: [String: Set<String>] = [:]
         try runner.forEachRow("""
             SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS

@@ -1,5 +1,5 @@
 #if MySQL
-import CRUD
+@_spi(CRUDDriver) import CRUD
 import Foundation
 
 /// Connects to a MySQL or MariaDB server, as Perfect-CRUD's README shows:
@@ -8,7 +8,7 @@ import Foundation
 ///
 /// Connections come from a pool, as PostgreSQL's do; one broken by a server restart is replaced.
 public final class MySQLDatabaseConfiguration: DatabaseConfigurationProtocol {
-    public let executor: CRUDExecutor<MySQLConnection>
+    @_spi(CRUDDriver) public let executor: CRUDExecutor<MySQLConnection>
     /// What the first connection reached: `database "app" at host:port`.
     public let target: String
 

@@ -1,5 +1,5 @@
 #if MySQL
-import CRUD
+@_spi(CRUDDriver) import CRUD
 
 /// MySQL's and MariaDB's SQL, in the server's own `sql_mode` for quoting and escaping: identifiers
 /// in backticks, which parse in every mode (with or without `ANSI_QUOTES`), and nothing that depends

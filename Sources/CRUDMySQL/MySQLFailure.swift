@@ -1,6 +1,6 @@
 #if MySQL
 import CMariaDB
-import CRUD
+@_spi(CRUDDriver) import CRUD
 import Foundation
 
 /// What MySQL or MariaDB tells of a failure: its kind by the error number, and for a constraint

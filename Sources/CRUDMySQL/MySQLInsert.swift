@@ -1,5 +1,5 @@
 #if MySQL
-import CRUD
+@_spi(CRUDDriver) import CRUD
 
 extension Insert {
     /// The `AUTO_INCREMENT` value of the last row this insert wrote, unsigned as MySQL reports it

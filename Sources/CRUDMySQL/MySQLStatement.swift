@@ -1,6 +1,6 @@
 #if MySQL
 import CMariaDB
-import CRUD
+@_spi(CRUDDriver) import CRUD
 import Foundation
 
 /// A server-side prepared statement (`mysql_stmt_*`): parameters travel in the binary protocol
@@ -9,7 +9,7 @@ import Foundation
 public final class MySQLStatement: CRUDStatement {
     private unowned let connection: MySQLConnection
     let handle: UnsafeMutablePointer<MYSQL_STMT>
-    public let sql: String
+    @_spi(CRUDDriver) public let sql: String
 
     private let parameters: MySQLBindings
     private var results: MySQLBindings
@@ -161,9 +161,9 @@ public final class MySQLStatement: CRUDStatement {
 
     public var changedRows: Int { affected }
 
-    public var resultColumnCount: Int { results.count }
+    @_spi(CRUDDriver) public var resultColumnCount: Int { results.count }
 
-    public func resultColumnName(_ column: Int) -> String {
+    @_spi(CRUDDriver) public func resultColumnName(_ column: Int) -> String {
         guard let fields, column < results.count else { return "" }
         return String(cString: fields[column].name)
     }

@@ -1,5 +1,5 @@
 import CLibPQ
-import CRUD
+@_spi(CRUDDriver) import CRUD
 import Foundation
 
 /// One libpq connection with its prepared statements.
@@ -89,14 +89,14 @@ public final class PostgresConnection: CRUDConnection {
     }
 
     /// False once the connection to the server was lost; the pool then replaces it.
-    public var isUsable: Bool {
+    @_spi(CRUDDriver) public var isUsable: Bool {
         PQstatus(handle) == CONNECTION_OK
     }
 
     /// Connects again after the connection was lost; prepared statements died with the old session.
     /// The executor calls it only outside a transaction: a transaction's work is gone with its
     /// session, and what its body runs next must fail rather than commit on a new session.
-    public func reconnect() throws {
+    @_spi(CRUDDriver) public func reconnect() throws {
         PQreset(handle)
         _ = cache.removeAll()
         guard PQstatus(handle) == CONNECTION_OK else {
@@ -123,7 +123,7 @@ public final class PostgresConnection: CRUDConnection {
 
     // MARK: - CRUDConnection
 
-    public var transactionStatus: CRUDTransactionStatus {
+    @_spi(CRUDDriver) public var transactionStatus: CRUDTransactionStatus {
         switch PQtransactionStatus(handle) {
         case PQTRANS_INTRANS, PQTRANS_ACTIVE: .open
         case PQTRANS_INERROR: .aborted
@@ -131,7 +131,7 @@ public final class PostgresConnection: CRUDConnection {
         }
     }
 
-    public func prepare(_ sql: String) throws -> PostgresStatement {
+    @_spi(CRUDDriver) public func prepare(_ sql: String) throws -> PostgresStatement {
         try ensureConnected()
         if let cached = cache.checkOut(sql) { return cached }
         let statement = try prepareOwned(sql)
@@ -160,19 +160,19 @@ public final class PostgresConnection: CRUDConnection {
         PQclear(PQexec(handle, "DEALLOCATE \(statement.name)"))
     }
 
-    public func release(_ statement: PostgresStatement) {
+    @_spi(CRUDDriver) public func release(_ statement: PostgresStatement) {
         statement.clear()
         if !cache.checkIn(statement), PQstatus(handle) == CONNECTION_OK { deallocate(statement) }
     }
 
-    public func execute(_ sql: String) throws {
+    @_spi(CRUDDriver) public func execute(_ sql: String) throws {
         try ensureConnected()
         try checked(PQexec(handle, sql), sql: sql)
     }
 
     /// `lastval()`: the last value an identity column or sequence produced in this session, or
     /// `nil` when none has. Inside a transaction it runs under a savepoint, so asking cannot abort it.
-    public func lastInsertId() throws -> Int? {
+    @_spi(CRUDDriver) public func lastInsertId() throws -> Int? {
         try ensureConnected()
         let guarded = PQtransactionStatus(handle) != PQTRANS_IDLE
         if guarded { try execute("SAVEPOINT crud_lastval") }
@@ -188,7 +188,7 @@ public final class PostgresConnection: CRUDConnection {
         return nil
     }
 
-    public func columns(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [CRUDDatabaseColumn]? {
+    @_spi(CRUDDriver) public func columns(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [CRUDDatabaseColumn]? {
         var columns: [CRUDDatabaseColumn] = []
         try runner.forEachRow("""
             SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull,
@@ -205,7 +205,7 @@ public final class PostgresConnection: CRUDConnection {
         return exists ? [] : nil
     }
 
-    public func constraintNames(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Set<String> {
+    @_spi(CRUDDriver) public func constraintNames(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Set<String> {
         var names: Set<String> = []
         try runner.forEachRow("SELECT conname::text FROM pg_constraint WHERE conrelid = to_regclass($1)", [.text(dialect.quote(table))]) {
             names.insert(try $0.readText(0))
@@ -216,7 +216,7 @@ public final class PostgresConnection: CRUDConnection {
     /// The unique indexes of `table` (those of its primary key and unique constraints too) with their
     /// columns: what `ON CONFLICT (…)` accepts. Partial indexes and indexes on expressions are left
     /// out.
-    public func uniqueKeys(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [String: Set<String>] {
+    @_spi(CRUDDriver) public func uniqueKeys(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [String: Set<String>] {
         var keys: [String: Set<String>] = [:]
         try runner.forEachRow("""
             SELECT i.indexrelid::regclass::text, a.attname::text FROM pg_index AS i

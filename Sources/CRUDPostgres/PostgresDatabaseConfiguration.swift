@@ -1,4 +1,4 @@
-import CRUD
+@_spi(CRUDDriver) import CRUD
 
 /// Connects to a PostgreSQL server:
 /// `Database(configuration: try PostgresDatabaseConfiguration(database: "app", host: "localhost"))`.
@@ -6,7 +6,7 @@ import CRUD
 /// Connections come from a pool of between `minimumConnections` and `maximumConnections`; a caller
 /// waits up to `poolTimeout` for a free one. A connection broken by a server restart is replaced.
 public final class PostgresDatabaseConfiguration: DatabaseConfigurationProtocol {
-    public let executor: CRUDExecutor<PostgresConnection>
+    @_spi(CRUDDriver) public let executor: CRUDExecutor<PostgresConnection>
     /// What the first connection reached: `database "app" at host:port`.
     public let target: String
 

@@ -1,4 +1,4 @@
-import CRUD
+@_spi(CRUDDriver) import CRUD
 
 /// The SQLSTATEs CRUD tells apart, as an enum so that a failure's kind is found by comparing
 /// codes, never messages.

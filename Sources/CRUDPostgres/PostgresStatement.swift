@@ -1,5 +1,5 @@
 import CLibPQ
-import CRUD
+@_spi(CRUDDriver) import CRUD
 import Foundation
 
 /// PostgreSQL type OIDs the driver reads and writes in binary.
@@ -38,7 +38,7 @@ private let postgresEpoch: TimeInterval = 946_684_800
 public final class PostgresStatement: CRUDStatement {
     private unowned let connection: PostgresConnection
     let name: String
-    public let sql: String
+    @_spi(CRUDDriver) public let sql: String
     let parameterTypes: [Oid]
 
     /// The encoded parameters, back to back; each position's slice, length and format.
@@ -118,11 +118,11 @@ public final class PostgresStatement: CRUDStatement {
         return Int(String(cString: PQcmdTuples(result))) ?? 0
     }
 
-    public var resultColumnCount: Int {
+    @_spi(CRUDDriver) public var resultColumnCount: Int {
         result.map { Int(PQnfields($0)) } ?? 0
     }
 
-    public func resultColumnName(_ column: Int) -> String {
+    @_spi(CRUDDriver) public func resultColumnName(_ column: Int) -> String {
         guard let result, let name = PQfname(result, Int32(column)) else { return "" }
         return String(cString: name)
     }

@@ -1,4 +1,4 @@
-import CRUD
+@_spi(CRUDDriver) import CRUD
 import CSQLite
 import Foundation
 
@@ -7,7 +7,7 @@ import Foundation
 // key's cascade changes. The hook is installed only while someone observes, so unobserved writes
 // pay nothing per row.
 extension SQLiteConnection {
-    public func recordChanges(into recorder: CRUDChangeRecorder) -> Bool {
+    @_spi(CRUDDriver) public func recordChanges(into recorder: CRUDChangeRecorder) -> Bool {
         changeRecorder = recorder
         // Unowned, not weak: a weak reference would move every retain of the connection to the slow
         // path. The recorder calls it only while its session, which holds the connection, runs.

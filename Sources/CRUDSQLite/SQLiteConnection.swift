@@ -1,4 +1,4 @@
-import CRUD
+@_spi(CRUDDriver) import CRUD
 import CSQLite
 import Foundation
 
@@ -14,9 +14,9 @@ public final class SQLiteConnection: CRUDConnection {
     public let path: String
     public let dialect: any CRUDDialect = SQLiteDialect()
     /// An SQLite connection is not lost while it is open.
-    public let isUsable = true
+    @_spi(CRUDDriver) public let isUsable = true
 
-    public func reconnect() throws {}
+    @_spi(CRUDDriver) public func reconnect() throws {}
     /// Where the update hook records changes (the hook's context is the connection, unretained).
     var changeRecorder: CRUDChangeRecorder?
     var cache = CRUDStatementCache<SQLiteStatement>(capacity: cacheCapacity)
@@ -103,11 +103,11 @@ public final class SQLiteConnection: CRUDConnection {
                                kind: violation.kind, constraint: violation.constraint, table: violation.table)
     }
 
-    public var transactionStatus: CRUDTransactionStatus {
+    @_spi(CRUDDriver) public var transactionStatus: CRUDTransactionStatus {
         sqlite3_get_autocommit(handle) == 0 ? .open : .none
     }
 
-    public func prepare(_ sql: String) throws -> SQLiteStatement {
+    @_spi(CRUDDriver) public func prepare(_ sql: String) throws -> SQLiteStatement {
         if let cached = cache.checkOut(sql) { return cached }
         let statement = try prepareOwned(sql)
         cache.add(statement, for: sql).evicted?.finalize()
@@ -161,12 +161,12 @@ public final class SQLiteConnection: CRUDConnection {
         }
     }
 
-    public func release(_ statement: SQLiteStatement) {
+    @_spi(CRUDDriver) public func release(_ statement: SQLiteStatement) {
         statement.clear()
         if !cache.checkIn(statement) { statement.finalize() }
     }
 
-    public func execute(_ sql: String) throws {
+    @_spi(CRUDDriver) public func execute(_ sql: String) throws {
         try Self.execute(sql, on: handle, path: path)
     }
 
@@ -177,11 +177,11 @@ public final class SQLiteConnection: CRUDConnection {
         guard status == SQLITE_OK else { throw error(status, on: handle, path: path, sql: sql) }
     }
 
-    public func lastInsertId() throws -> Int? {
+    @_spi(CRUDDriver) public func lastInsertId() throws -> Int? {
         Int(sqlite3_last_insert_rowid(handle))
     }
 
-    public func columns(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [CRUDDatabaseColumn]? {
+    @_spi(CRUDDriver) public func columns(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [CRUDDatabaseColumn]? {
         guard try runner.hasRow("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", [.text(table)]) else { return nil }
         var columns: [CRUDDatabaseColumn] = []
         try runner.forEachRow("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?1) ORDER BY cid", [.text(table)]) { info in
@@ -194,7 +194,7 @@ public final class SQLiteConnection: CRUDConnection {
     /// The unique indexes of `table` (`UNIQUE` constraints, a primary key; the rowid primary key as
     /// `PRIMARY KEY`) with their columns. Partial indexes are left out, and an expression in an index
     /// is a column no name matches.
-    public func uniqueKeys(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [String: Set<String>] {
+    @_spi(CRUDDriver) public func uniqueKeys(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [String: Set<String>] {
         var keys: [String: Set<String>] = [:]
         try runner.forEachRow("""
             SELECT il.name, coalesce(ii.name, char(0)) FROM pragma_index_list(?1) AS il, pragma_index_info(il.name) AS ii

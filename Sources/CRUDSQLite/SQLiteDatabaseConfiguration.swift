@@ -1,4 +1,4 @@
-import CRUD
+@_spi(CRUDDriver) import CRUD
 
 /// Opens a SQLite database: `Database(configuration: try SQLiteDatabaseConfiguration(path))`.
 ///
@@ -12,7 +12,7 @@ import CRUD
 /// each on a consistent snapshot. An in-memory database (`":memory:"`) has one connection, which
 /// every caller uses in turn.
 public final class SQLiteDatabaseConfiguration: DatabaseConfigurationProtocol {
-    public let executor: CRUDExecutor<SQLiteConnection>
+    @_spi(CRUDDriver) public let executor: CRUDExecutor<SQLiteConnection>
     /// The path or URI the database was opened with.
     public let path: String
 

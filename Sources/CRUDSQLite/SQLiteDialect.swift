@@ -1,4 +1,4 @@
-import CRUD
+@_spi(CRUDDriver) import CRUD
 
 /// SQLite's spelling of the SQL that differs between databases.
 ///

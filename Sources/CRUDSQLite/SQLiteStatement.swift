@@ -1,4 +1,4 @@
-import CRUD
+@_spi(CRUDDriver) import CRUD
 import CSQLite
 import Foundation
 
@@ -9,7 +9,7 @@ import Foundation
 public final class SQLiteStatement: CRUDStatement {
     private var handle: OpaquePointer?
     private unowned let connection: SQLiteConnection
-    public let sql: String
+    @_spi(CRUDDriver) public let sql: String
 
     init(handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
         self.handle = handle
@@ -53,11 +53,11 @@ public final class SQLiteStatement: CRUDStatement {
         Int(sqlite3_changes64(connection.handle))
     }
 
-    public var resultColumnCount: Int {
+    @_spi(CRUDDriver) public var resultColumnCount: Int {
         Int(sqlite3_column_count(handle))
     }
 
-    public func resultColumnName(_ column: Int) -> String {
+    @_spi(CRUDDriver) public func resultColumnName(_ column: Int) -> String {
         sqlite3_column_name(handle, Int32(column)).map { String(cString: $0) } ?? ""
     }
 

@@ -1,10 +1,10 @@
-import CRUD
+@_spi(CRUDDriver) import CRUD
 
 /// What `alterTable`'s rebuild needs of SQLite: foreign keys off around its transaction (the pragma
 /// does nothing inside one), checked before it commits, the table's indexes to make again, its
 /// `CREATE TABLE` text, and the `AUTOINCREMENT` counter to carry over.
 extension SQLiteConnection {
-    public func withForeignKeysOff<T>(using runner: some CRUDCatalogRunner<Statement>, _ body: () throws -> T) throws -> T {
+    @_spi(CRUDDriver) public func withForeignKeysOff<T>(using runner: some CRUDCatalogRunner<Statement>, _ body: () throws -> T) throws -> T {
         guard try foreignKeysEnforced(using: runner) else { return try body() }
         try runner.execute("PRAGMA foreign_keys = OFF")
         defer {
@@ -17,11 +17,11 @@ extension SQLiteConnection {
         return try body()
     }
 
-    public func dropRunsForeignKeyActions(using runner: some CRUDCatalogRunner<Statement>) throws -> Bool {
+    @_spi(CRUDDriver) public func dropRunsForeignKeyActions(using runner: some CRUDCatalogRunner<Statement>) throws -> Bool {
         try foreignKeysEnforced(using: runner)
     }
 
-    public func checkForeignKeys(using runner: some CRUDCatalogRunner<Statement>) throws {
+    @_spi(CRUDDriver) public func checkForeignKeys(using runner: some CRUDCatalogRunner<Statement>) throws {
         let sql = "SELECT \"table\", rowid, parent FROM pragma_foreign_key_check LIMIT 5"
         var rows: [String] = []
         var table: String?
@@ -35,7 +35,7 @@ extension SQLiteConnection {
                               sql: sql, kind: .foreignKeyViolation, table: table)
     }
 
-    public func indexes(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [(sql: String, columns: [String])] {
+    @_spi(CRUDDriver) public func indexes(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [(sql: String, columns: [String])] {
         var found: [(name: String, sql: String)] = []
         try runner.forEachRow("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL ORDER BY name",
                               [.text(table)]) { found.append((try $0.readText(0), try $0.readText(1))) }
@@ -50,7 +50,7 @@ extension SQLiteConnection {
         }
     }
 
-    public func tableDefinition(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> String? {
+    @_spi(CRUDDriver) public func tableDefinition(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> String? {
         var definition: String?
         try runner.forEachRow("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?1", [.text(table)]) { row in
             definition = row.isNull(0) ? nil : try row.readText(0)
@@ -58,7 +58,7 @@ extension SQLiteConnection {
         return definition
     }
 
-    public func keyCounter(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Int64? {
+    @_spi(CRUDDriver) public func keyCounter(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Int64? {
         // sqlite_sequence exists once some table with AUTOINCREMENT does.
         guard try tableDefinition(ofTable: "sqlite_sequence", using: runner) != nil else { return nil }
         var counter: Int64?
@@ -66,7 +66,7 @@ extension SQLiteConnection {
         return counter
     }
 
-    public func raiseKeyCounter(ofTable table: String, to value: Int64, using runner: some CRUDCatalogRunner<Statement>) throws {
+    @_spi(CRUDDriver) public func raiseKeyCounter(ofTable table: String, to value: Int64, using runner: some CRUDCatalogRunner<Statement>) throws {
         for sql in ["INSERT INTO sqlite_sequence (name, seq) SELECT ?1, ?2 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ?1)",
                     "UPDATE sqlite_sequence SET seq = ?2 WHERE name = ?1 AND seq < ?2"] {
             try runner.forEachRow(sql, [.text(table), .integer(value)]) { _ in }

@@ -1,4 +1,4 @@
-import CRUD
+@_spi(CRUDDriver) import CRUD
 
 /// A database configuration for tests that records statements instead of running them: give it to
 /// `Database(configuration:)`, run the chains under test, and read `connection.executions`.
@@ -8,7 +8,7 @@ import CRUD
 public final class RecordingConfiguration: DatabaseConfigurationProtocol, @unchecked Sendable {
     /// The one connection every call of the database runs on.
     public let connection: RecordingConnection
-    public let executor: CRUDExecutor<RecordingConnection>
+    @_spi(CRUDDriver) public let executor: CRUDExecutor<RecordingConnection>
 
     /// A configuration whose connection speaks `dialect` (`RecordingDialect` by default).
     public init(dialect: any CRUDDialect = RecordingDialect()) {

@@ -1,4 +1,4 @@
-import CRUD
+@_spi(CRUDDriver) import CRUD
 
 /// A connection that records every statement with its bound values instead of running it, so that
 /// a test can assert the SQL and parameters a chain produces without a database:
@@ -27,9 +27,9 @@ public final class RecordingConnection: CRUDConnection {
     }
 
     public let dialect: any CRUDDialect
-    public let isUsable = true
+    @_spi(CRUDDriver) public let isUsable = true
     /// Follows the recorded BEGIN, COMMIT and ROLLBACK, as a database would.
-    public private(set) var transactionStatus = CRUDTransactionStatus.none
+    @_spi(CRUDDriver) public private(set) var transactionStatus = CRUDTransactionStatus.none
     /// Every statement run so far, in order.
     public private(set) var executions: [Execution] = []
     /// The rows the next statement prepared returns, one array of column values per row, in the
@@ -52,7 +52,7 @@ public final class RecordingConnection: CRUDConnection {
         executions = []
     }
 
-    public func prepare(_ sql: String) throws -> RecordingStatement {
+    @_spi(CRUDDriver) public func prepare(_ sql: String) throws -> RecordingStatement {
         RecordingStatement(sql: sql, rows: takeRows(for: sql))
     }
 
@@ -78,23 +78,23 @@ public final class RecordingConnection: CRUDConnection {
 
     public func discard(_ statement: RecordingStatement) {}
 
-    public func release(_ statement: RecordingStatement) {
+    @_spi(CRUDDriver) public func release(_ statement: RecordingStatement) {
         executions.append(Execution(sql: statement.sql, bindings: statement.boundValues))
     }
 
-    public func execute(_ sql: String) throws {
+    @_spi(CRUDDriver) public func execute(_ sql: String) throws {
         executions.append(Execution(sql: sql, bindings: []))
         if sql == "BEGIN" { transactionStatus = .open }
         if sql == "COMMIT" || sql == "ROLLBACK" { transactionStatus = .none }
     }
 
-    public func reconnect() throws {}
+    @_spi(CRUDDriver) public func reconnect() throws {}
 
-    public func lastInsertId() throws -> Int? { nil }
+    @_spi(CRUDDriver) public func lastInsertId() throws -> Int? { nil }
 
-    public func columns(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [CRUDDatabaseColumn]? { nil }
+    @_spi(CRUDDriver) public func columns(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [CRUDDatabaseColumn]? { nil }
 
-    public func uniqueKeys(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [String: Set<String>] {
+    @_spi(CRUDDriver) public func uniqueKeys(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [String: Set<String>] {
         uniqueKeys[table] ?? [:]
     }
 }

@@ -1,4 +1,4 @@
-import CRUD
+@_spi(CRUDDriver) import CRUD
 
 /// The dialect a `RecordingConfiguration` uses unless given another: numbered placeholders (`$1`),
 /// `LIMIT`/`OFFSET`, and type names of its own (`INT64`, `FLOAT64`, `TEXT`…), so that a test sees

@@ -1,10 +1,10 @@
-import CRUD
+@_spi(CRUDDriver) import CRUD
 import Foundation
 
 /// A statement of a `RecordingConnection`: keeps what is bound and returns the rows queued for it.
 /// A read of a value of another kind than the one queued is a `CRUDDecoderError`.
 public final class RecordingStatement: CRUDStatement {
-    public let sql: String
+    @_spi(CRUDDriver) public let sql: String
     /// The values bound so far, by parameter position (0-based).
     public private(set) var bindings: [Int: CRUDDatabaseValue] = [:]
     private var rows: [[CRUDDatabaseValue]]
@@ -39,8 +39,8 @@ public final class RecordingStatement: CRUDStatement {
         current = []
         hasRows = false
     }
-    public var resultColumnCount: Int { current.count }
-    public func resultColumnName(_ column: Int) -> String { "c\(column)" }
+    @_spi(CRUDDriver) public var resultColumnCount: Int { current.count }
+    @_spi(CRUDDriver) public func resultColumnName(_ column: Int) -> String { "c\(column)" }
     public var changedRows: Int { 0 }
 
     public func bindNull(at position: Int) throws { bindings[position] = .null }

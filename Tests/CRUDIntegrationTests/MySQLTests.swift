@@ -1,5 +1,5 @@
 #if MySQL
-import CRUD
+@_spi(CRUDDriver) import CRUD
 import CRUDMySQL
 import Foundation
 import Testing

@@ -1,4 +1,4 @@
-import CRUD
+@_spi(Generated) import CRUD
 import Foundation
 import Testing
 

@@ -1,4 +1,4 @@
-import CRUD
+@_spi(CRUDDriver) import CRUD
 import CRUDTesting
 import Foundation
 import Testing

@@ -1,4 +1,4 @@
-@testable import CRUD
+@_spi(CRUDDriver) @testable import CRUD
 import CRUDTesting
 import Foundation
 import Testing

@@ -2,7 +2,7 @@
 /// the session it runs every statement on, so these go through the same funnel (the query log
 /// shows them); a caller holding a connection (`withConnection`) runs them on the connection itself,
 /// unseen by the library's log.
-public protocol CRUDCatalogRunner<Statement> {
+@_spi(CRUDDriver) public protocol CRUDCatalogRunner<Statement> {
     /// The driver's statement type.
     associatedtype Statement: CRUDStatement
 
@@ -26,7 +26,7 @@ extension CRUDCatalogRunner {
 }
 
 /// A connection running catalog reads itself, for a caller that holds it.
-public struct CRUDConnectionRunner<Connection: CRUDConnection>: CRUDCatalogRunner {
+@_spi(CRUDDriver) public struct CRUDConnectionRunner<Connection: CRUDConnection>: CRUDCatalogRunner {
     let connection: Connection
 
     /// A runner over `connection`.
@@ -47,16 +47,25 @@ public struct CRUDConnectionRunner<Connection: CRUDConnection>: CRUDCatalogRunne
     }
 }
 
-extension CRUDSession: CRUDCatalogRunner {
-    @usableFromInline typealias Statement = Connection.Statement
+/// A session running catalog reads: through `withStatement` and `run`, so the query log and the
+/// error boundary see them as they see every other statement.
+struct CRUDSessionCatalog<Connection: CRUDConnection>: CRUDCatalogRunner {
+    typealias Statement = Connection.Statement
 
-    @usableFromInline func forEachRow(_ sql: String, _ parameters: [CRUDDatabaseValue], _ row: (Connection.Statement) throws -> Void) throws {
-        try withStatement(sql, parameters) { statement in
+    let session: CRUDSession<Connection>
+
+    func forEachRow(_ sql: String, _ parameters: [CRUDDatabaseValue], _ row: (Connection.Statement) throws -> Void) throws {
+        try session.withStatement(sql, parameters) { statement in
             while try statement.step() { try row(statement) }
         }
     }
 
-    @usableFromInline func execute(_ sql: String) throws {
-        try run(sql)
+    func execute(_ sql: String) throws {
+        try session.run(sql)
     }
+}
+
+extension CRUDSession {
+    /// The session as the runner of a driver's catalog reads.
+    var catalog: CRUDSessionCatalog<Connection> { CRUDSessionCatalog(session: self) }
 }

@@ -10,95 +10,95 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
 
     /// Whether the connection can still be used: `false` once a server connection was lost. The pool
     /// closes such a connection and opens a new one in its place.
-    var isUsable: Bool { get }
+    @_spi(CRUDDriver) var isUsable: Bool { get }
 
     /// Connects again after `isUsable` turned false. The executor calls it only outside a
     /// transaction, before the next statement.
     /// - Throws: `CRUDSQLExeError` when the database still cannot be reached.
-    func reconnect() throws
+    @_spi(CRUDDriver) func reconnect() throws
 
     /// Whether the database session has a transaction open, as the database itself reports it. The
     /// engine compares it with `transactionDepth` so that a transaction the database ended
     /// underneath (a lost connection, an automatic rollback) is never taken for an open one.
-    var transactionStatus: CRUDTransactionStatus { get }
+    @_spi(CRUDDriver) var transactionStatus: CRUDTransactionStatus { get }
 
     /// A prepared statement for `sql`, reused from the connection's cache when it has one that is
     /// not in use. The caller owns it until it passes it to `release(_:)`.
     /// - Throws: `CRUDSQLExeError` when the database rejects the SQL.
-    func prepare(_ sql: String) throws -> Statement
+    @_spi(CRUDDriver) func prepare(_ sql: String) throws -> Statement
 
     /// Gives a statement back: resets it, clears its bindings, and keeps it for reuse.
-    func release(_ statement: Statement)
+    @_spi(CRUDDriver) func release(_ statement: Statement)
 
     /// Runs SQL that takes no parameters and returns no rows (`BEGIN`, `PRAGMA …`, DDL).
     /// - Throws: `CRUDSQLExeError`.
-    func execute(_ sql: String) throws
+    @_spi(CRUDDriver) func execute(_ sql: String) throws
 
     /// The row id of the last row inserted on this connection, where the database has one.
-    func lastInsertId() throws -> Int?
+    @_spi(CRUDDriver) func lastInsertId() throws -> Int?
 
     /// The columns of a table as the database declares them, in table order, or `nil` when the
     /// table does not exist.
     /// - Throws: `CRUDSQLExeError`.
-    func columns(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [CRUDDatabaseColumn]?
+    @_spi(CRUDDriver) func columns(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [CRUDDatabaseColumn]?
 
     /// For a database that reports each row change as it happens (SQLite's update hook): records
     /// every insert, update and delete this connection makes, whatever SQL made it, into `recorder`
     /// (which ignores them while nobody observes), and returns `true`. The default returns `false`,
     /// and the executor learns of the chain's changes from the ids its writes return.
-    func recordChanges(into recorder: CRUDChangeRecorder) -> Bool
+    @_spi(CRUDDriver) func recordChanges(into recorder: CRUDChangeRecorder) -> Bool
 
     /// Runs `body`, which opens and commits a transaction, with foreign-key enforcement off around
     /// it where the database can turn it off only outside a transaction (SQLite): a transaction that
     /// rebuilds a table must not run the ON DELETE actions of the table it drops. The default runs
     /// `body` as it is.
     /// - Throws: what `body` throws; `CRUDSQLExeError`.
-    func withForeignKeysOff<T>(using runner: some CRUDCatalogRunner<Statement>, _ body: () throws -> T) throws -> T
+    @_spi(CRUDDriver) func withForeignKeysOff<T>(using runner: some CRUDCatalogRunner<Statement>, _ body: () throws -> T) throws -> T
 
     /// Whether dropping a table now would run the ON DELETE actions of foreign keys that reference
     /// it. The default is `false` (databases that refuse to drop a referenced table).
     /// - Throws: `CRUDSQLExeError`.
-    func dropRunsForeignKeyActions(using runner: some CRUDCatalogRunner<Statement>) throws -> Bool
+    @_spi(CRUDDriver) func dropRunsForeignKeyActions(using runner: some CRUDCatalogRunner<Statement>) throws -> Bool
 
     /// Checks every foreign key of the database, as a transaction run by `withForeignKeysOff` does
     /// before it commits. The default does nothing (databases that never stop enforcing them).
     /// - Throws: `CRUDSQLExeError` of kind `.foreignKeyViolation` naming the first rows that violate one.
-    func checkForeignKeys(using runner: some CRUDCatalogRunner<Statement>) throws
+    @_spi(CRUDDriver) func checkForeignKeys(using runner: some CRUDCatalogRunner<Statement>) throws
 
     /// The `CREATE INDEX` statements of a table's own indexes (not those of its constraints), each
     /// with the columns it covers: what a table rebuild creates again. The default has none.
     /// - Throws: `CRUDSQLExeError`.
-    func indexes(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [(sql: String, columns: [String])]
+    @_spi(CRUDDriver) func indexes(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [(sql: String, columns: [String])]
 
     /// The `CREATE TABLE` statement a database that rebuilds tables keeps for `table` (SQLite's
     /// `sqlite_master`, which appends what `ADD COLUMN` adds), or `nil`: how `alterTable` tells
     /// that the table already has the model's constraints, and whether it is created with
     /// `neverReusedKeyClause`. The default is `nil`.
     /// - Throws: `CRUDSQLExeError`.
-    func tableDefinition(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> String?
+    @_spi(CRUDDriver) func tableDefinition(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> String?
 
     /// The largest database-made key `table` has given, where the database keeps it apart from the
     /// rows (SQLite's `sqlite_sequence`, for a table created with `neverReusedKeyClause`), or `nil`.
     /// The default is `nil`.
     /// - Throws: `CRUDSQLExeError`.
-    func keyCounter(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Int64?
+    @_spi(CRUDDriver) func keyCounter(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Int64?
 
     /// Raises `table`'s key counter to at least `value`: after a rebuild, so that the rebuilt table
     /// never gives again a key its old self gave. The default does nothing.
     /// - Throws: `CRUDSQLExeError`.
-    func raiseKeyCounter(ofTable table: String, to value: Int64, using runner: some CRUDCatalogRunner<Statement>) throws
+    @_spi(CRUDDriver) func raiseKeyCounter(ofTable table: String, to value: Int64, using runner: some CRUDCatalogRunner<Statement>) throws
 
     /// The names of a table's constraints, where `alterTable` adds the model's missing ones in place.
     /// The default has none.
     /// - Throws: `CRUDSQLExeError`.
-    func constraintNames(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Set<String>
+    @_spi(CRUDDriver) func constraintNames(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Set<String>
 
     /// The primary key and unique constraints (unique indexes) of `table`, each under the name a
     /// duplicate-key error gives it, with its columns: how an upsert finds out, before it writes,
     /// that its conflict target is a key (and, where the dialect has no upsert clause, tells a
     /// conflict on its target from one on another key). Partial unique indexes are left out.
     /// - Throws: `CRUDSQLExeError`.
-    func uniqueKeys(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [String: Set<String>]
+    @_spi(CRUDDriver) func uniqueKeys(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [String: Set<String>]
 
     /// Prepares `sql` as a statement the caller keeps for as long as it likes, outside the
     /// connection's statement cache (a prepared query's, per connection): give it up with
@@ -112,7 +112,7 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// Asks the server whether the connection still works, and marks it lost (`isUsable` false)
     /// when it does not: after another connection of the pool was found lost. The default does
     /// nothing.
-    func probe()
+    @_spi(CRUDDriver) func probe()
 
     /// Told the id of each row a chain insert returned (in its `RETURNING`, while observers are
     /// attached), in order: where the driver cannot learn `lastInsertId` of such a statement itself
@@ -121,42 +121,42 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
 }
 
 extension CRUDConnection {
-    public func recordChanges(into recorder: CRUDChangeRecorder) -> Bool { false }
-    public func withForeignKeysOff<T>(using runner: some CRUDCatalogRunner<Statement>, _ body: () throws -> T) throws -> T { try body() }
-    public func dropRunsForeignKeyActions(using runner: some CRUDCatalogRunner<Statement>) throws -> Bool { false }
-    public func checkForeignKeys(using runner: some CRUDCatalogRunner<Statement>) throws {}
-    public func indexes(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [(sql: String, columns: [String])] { [] }
-    public func constraintNames(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Set<String> { [] }
-    public func tableDefinition(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> String? { nil }
-    public func keyCounter(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Int64? { nil }
-    public func raiseKeyCounter(ofTable table: String, to value: Int64, using runner: some CRUDCatalogRunner<Statement>) throws {}
+    @_spi(CRUDDriver) public func recordChanges(into recorder: CRUDChangeRecorder) -> Bool { false }
+    @_spi(CRUDDriver) public func withForeignKeysOff<T>(using runner: some CRUDCatalogRunner<Statement>, _ body: () throws -> T) throws -> T { try body() }
+    @_spi(CRUDDriver) public func dropRunsForeignKeyActions(using runner: some CRUDCatalogRunner<Statement>) throws -> Bool { false }
+    @_spi(CRUDDriver) public func checkForeignKeys(using runner: some CRUDCatalogRunner<Statement>) throws {}
+    @_spi(CRUDDriver) public func indexes(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [(sql: String, columns: [String])] { [] }
+    @_spi(CRUDDriver) public func constraintNames(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Set<String> { [] }
+    @_spi(CRUDDriver) public func tableDefinition(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> String? { nil }
+    @_spi(CRUDDriver) public func keyCounter(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Int64? { nil }
+    @_spi(CRUDDriver) public func raiseKeyCounter(ofTable table: String, to value: Int64, using runner: some CRUDCatalogRunner<Statement>) throws {}
     public func insertReturned(id: Int64) {}
-    public func probe() {}
+    @_spi(CRUDDriver) public func probe() {}
 
     /// The columns of a table as the database declares them, in table order, or `nil` when the
     /// table does not exist, read on this connection.
     /// - Throws: `CRUDSQLExeError`.
-    public func columns(ofTable table: String) throws -> [CRUDDatabaseColumn]? {
+    @_spi(CRUDDriver) public func columns(ofTable table: String) throws -> [CRUDDatabaseColumn]? {
         try columns(ofTable: table, using: CRUDConnectionRunner(self))
     }
 
     /// The column names of a table in table order, or `nil` when the table does not exist, read on
     /// this connection.
     /// - Throws: `CRUDSQLExeError`.
-    public func columnNames(ofTable table: String) throws -> [String]? {
+    @_spi(CRUDDriver) public func columnNames(ofTable table: String) throws -> [String]? {
         try columns(ofTable: table)?.map(\.name)
     }
 
     /// The `CREATE INDEX` statements of a table's own indexes with their columns (see
     /// `indexes(ofTable:using:)`), read on this connection.
     /// - Throws: `CRUDSQLExeError`.
-    public func indexes(ofTable table: String) throws -> [(sql: String, columns: [String])] {
+    @_spi(CRUDDriver) public func indexes(ofTable table: String) throws -> [(sql: String, columns: [String])] {
         try indexes(ofTable: table, using: CRUDConnectionRunner(self))
     }
 }
 
 /// A database session's transaction state.
-public enum CRUDTransactionStatus: Sendable {
+@_spi(CRUDDriver) public enum CRUDTransactionStatus: Sendable {
     /// No transaction is open (or the session is gone).
     case none
     /// A transaction is open and usable.
@@ -170,7 +170,7 @@ public enum CRUDTransactionStatus: Sendable {
 /// through its rows, which are read by position through `CRUDRowReader`.
 public protocol CRUDStatement: AnyObject, CRUDBinder, CRUDRowReader {
     /// The SQL text it was prepared from.
-    var sql: String { get }
+    @_spi(CRUDDriver) var sql: String { get }
 
     /// Runs the statement (on the first call) and moves to the next row.
     /// - Returns: `false` when there are no more rows.
@@ -178,10 +178,10 @@ public protocol CRUDStatement: AnyObject, CRUDBinder, CRUDRowReader {
     func step() throws -> Bool
 
     /// How many columns each result row has.
-    var resultColumnCount: Int { get }
+    @_spi(CRUDDriver) var resultColumnCount: Int { get }
 
     /// The name of result column `column`.
-    func resultColumnName(_ column: Int) -> String
+    @_spi(CRUDDriver) func resultColumnName(_ column: Int) -> String
 
     /// Makes the statement ready to run again; parameters are bound anew before it does.
     /// - Throws: `CRUDSQLExeError`.
@@ -198,5 +198,5 @@ public protocol DatabaseConfigurationProtocol: AnyObject, Sendable {
     /// The driver's connection type.
     associatedtype Connection: CRUDConnection
     /// Runs operations on this database's connections.
-    var executor: CRUDExecutor<Connection> { get }
+    @_spi(CRUDDriver) var executor: CRUDExecutor<Connection> { get }
 }

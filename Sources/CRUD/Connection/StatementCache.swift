@@ -3,7 +3,7 @@
 /// A statement is checked out while a query uses it; a second use of the same SQL meanwhile (a query
 /// nested in its own iteration) gets a statement of its own that is not kept. When full, the least
 /// recently prepared idle statement makes room.
-public struct CRUDStatementCache<Statement: AnyObject> {
+@_spi(CRUDDriver) public struct CRUDStatementCache<Statement: AnyObject> {
     private var statements: [String: Statement] = [:]
     /// Checked-out cached statements, by identity: checking in needs no hashing of SQL text.
     private var inUse: Set<ObjectIdentifier> = []

@@ -74,7 +74,7 @@ extension Database {
         if policy.contains(.dropTable) {
             try session.run(builder.dropTable(schema.name))
         }
-        if policy.contains(.reconcileTable), let existing = try session.connection.columns(ofTable: schema.name, using: session)?.map(\.name) {
+        if policy.contains(.reconcileTable), let existing = try session.connection.columns(ofTable: schema.name, using: session.catalog)?.map(\.name) {
             let wanted = Set(schema.columns.map(\.name))
             for column in schema.columns where !existing.contains(column.name) {
                 try session.run(builder.addColumn(column, to: schema.name))

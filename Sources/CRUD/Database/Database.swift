@@ -5,8 +5,9 @@ public protocol DatabaseProtocol: Sendable {
     associatedtype Configuration: DatabaseConfigurationProtocol
     /// The configuration the database was made from.
     var configuration: Configuration { get }
-    /// What runs this database's operations on its connections.
-    var executor: CRUDExecutor<Configuration.Connection> { get }
+    /// The engine that runs this database's operations on its connections: the chain's inlinable
+    /// code reaches it through this requirement. Not for use outside CRUD.
+    var _executor: CRUDExecutor<Configuration.Connection> { get }
 }
 
 /// The entry point of every operation chain: `db.table(T.self)…`, `db.create(T.self)`,
@@ -19,7 +20,9 @@ public protocol DatabaseProtocol: Sendable {
 public struct Database<C: DatabaseConfigurationProtocol>: DatabaseProtocol {
     public typealias Configuration = C
     public let configuration: C
-    public let executor: CRUDExecutor<C.Connection>
+    @usableFromInline let executor: CRUDExecutor<C.Connection>
+    /// The engine that runs this database's operations. Not for use outside CRUD.
+    @inlinable public var _executor: CRUDExecutor<C.Connection> { executor }
 
     /// A database over the configuration's connections; databases made from one configuration share
     /// its pool.
@@ -42,7 +45,7 @@ public struct Database<C: DatabaseConfigurationProtocol>: DatabaseProtocol {
     /// (`columnNames(ofTable:)`, say). Inside a transaction it is the transaction's connection. Do not
     /// keep the connection: it goes back to the pool when `body` returns.
     /// - Throws: what `body` throws; `CRUDSQLExeError` when no connection can be had.
-    public func withConnection<T>(_ body: (C.Connection) throws -> T) throws -> T {
+    @_spi(CRUDDriver) public func withConnection<T>(_ body: (C.Connection) throws -> T) throws -> T {
         return try executor.reporting {
             try executor.withSession(.write) { session in
                 try session.ensureUsable()

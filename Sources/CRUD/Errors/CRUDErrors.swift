@@ -127,7 +127,7 @@ extension CRUDSQLExeError {
     /// The table an INSERT, UPDATE or DELETE that CRUD wrote names first (always quoted, in double
     /// quotes or backticks): what a driver reports as `table` where the database's message does not
     /// name it.
-    public static func tableWritten(by sql: String) -> String? {
+    @_spi(CRUDDriver) public static func tableWritten(by sql: String) -> String? {
         SQLNames.firstQuoted(in: sql)
     }
 }

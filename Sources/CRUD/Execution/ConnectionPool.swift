@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a pooled connection is for.
-public enum CRUDConnectionRole: Sendable, CustomStringConvertible {
+@_spi(CRUDDriver) public enum CRUDConnectionRole: Sendable, CustomStringConvertible {
     /// SQLite's one writer: every write and transaction, one at a time.
     case writer
     /// A SQLite reader on WAL: queries, concurrently with each other and with the writer.
@@ -22,7 +22,7 @@ public enum CRUDConnectionRole: Sendable, CustomStringConvertible {
 }
 
 /// How a driver wants its connections pooled.
-public enum CRUDPoolLayout: Sendable {
+@_spi(CRUDDriver) public enum CRUDPoolLayout: Sendable {
     /// One writer and up to `maxReaders` readers (SQLite on WAL). Writes are serialized in the
     /// process; reads run concurrently on snapshots.
     case writerAndReaders(maxReaders: Int)

@@ -39,10 +39,10 @@ extension CRUDExecutor {
         defer { pool.giveBack(session) }
         return try session.locked {
             try CRUDBindings.$current.withValue(binding(session)) {
-                try session.connection.withForeignKeysOff(using: session) {
+                try session.connection.withForeignKeysOff(using: session.catalog) {
                     func checked() throws -> T {
                         let result = try body(session)
-                        try session.connection.checkForeignKeys(using: session)
+                        try session.connection.checkForeignKeys(using: session.catalog)
                         return result
                     }
                     return dialect.transactionalDDL ? try session.transaction(.default, checked) : try checked()

@@ -20,7 +20,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     /// The database's observers, which its children share.
     let observation: CRUDObservationCenter
     /// How this database spells the SQL that differs between databases.
-    public let dialect: any CRUDDialect
+    @usableFromInline let dialect: any CRUDDialect
     /// Opens another connection for a role: the pool's, a child's, one beside a transaction.
     let open: @Sendable (CRUDConnectionRole) throws -> Connection
 
@@ -33,7 +33,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     ///   - describe: the database, for messages (`SQLite database at /path`).
     ///   - open: opens another connection for a role.
     /// - Throws: what `open` throws, for the connections a layout's minimum opens at once.
-    public convenience init(layout: CRUDPoolLayout, first: Connection, timeout: Duration, describe: String,
+    @_spi(CRUDDriver) public convenience init(layout: CRUDPoolLayout, first: Connection, timeout: Duration, describe: String,
                             open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
         let failures = CRUDFailureHandler()
         try self.init(layout: layout, first: first, timeout: timeout, describe: describe, failures: failures,

@@ -95,7 +95,7 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
         let key = [table] + columns.sorted()
         if let found = foundKeys[key] { return found }
         let wanted = Set(columns)
-        let found = Set(try connection.uniqueKeys(ofTable: table, using: self).filter { $0.value == wanted }.keys)
+        let found = Set(try connection.uniqueKeys(ofTable: table, using: catalog).filter { $0.value == wanted }.keys)
         if !found.isEmpty { foundKeys[key] = found }
         return found
     }

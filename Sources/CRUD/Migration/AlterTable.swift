@@ -35,7 +35,7 @@ extension Database {
         try executor.reporting {
             try executor.schemaTransaction("alterTable(\(A.self).self)", tables: A.crudSchemaTables(deep: false)) { session in
                 let schema = A.crudSchema
-                guard let existing = try session.connection.columns(ofTable: schema.name, using: session) else {
+                guard let existing = try session.connection.columns(ofTable: schema.name, using: session.catalog) else {
                     throw CRUDSQLGenError("alterTable: the table \"\(schema.name)\" of \(A.self) does not exist; create it with create(\(A.self).self)")
                 }
                 let change = try TableChange(schema, existing: existing, renamed: renamedColumns, dialect: session.dialect)
@@ -65,7 +65,7 @@ extension Database {
             actions += dialect.alterColumn(column, renamedFrom: renamedFrom[column.name], typeChanged: source.typeDiffers(from: column, in: dialect),
                                            nullabilityChanged: source.nullabilityDiffers(from: column))
         }
-        let existing = try session.connection.constraintNames(ofTable: schema.name, using: session)
+        let existing = try session.connection.constraintNames(ofTable: schema.name, using: session.catalog)
         for constraint in try A.crudConstraintDefinitions(in: dialect) where !existing.contains(constraint.name) {
             actions.append("ADD \(constraint.sql)")
         }
@@ -85,7 +85,7 @@ extension Database {
                                                         on session: CRUDSession<C.Connection>) throws {
         let schema = A.crudSchema
         let dialect = session.dialect
-        let definition = try session.connection.tableDefinition(ofTable: schema.name, using: session)
+        let definition = try session.connection.tableDefinition(ofTable: schema.name, using: session.catalog)
         let constraints = try A.crudConstraintDefinitions(in: dialect).map(\.sql)
         if let definition, change.onlyAddsOptionalColumns(to: schema, primaryKey: primaryKey, existing: existing),
            definition.components(separatedBy: "CONSTRAINT ").count - 1 == constraints.count,
@@ -106,11 +106,11 @@ extension Database {
         let schema = A.crudSchema
         let connection = session.connection
         let dialect = session.dialect
-        guard try !connection.dropRunsForeignKeyActions(using: session) else {
+        guard try !connection.dropRunsForeignKeyActions(using: session.catalog) else {
             throw CRUDSQLGenError("alterTable(\(A.self).self) would drop the table with foreign keys on, running "
                 + "their ON DELETE actions on the rows that reference it: call it outside a transaction, or in a CRUDMigrator step")
         }
-        let indexes = try connection.indexes(ofTable: schema.name, using: session)
+        let indexes = try connection.indexes(ofTable: schema.name, using: session.catalog)
         let builder = SQLBuilder(dialect: dialect)
         let temporary = "crud_rebuild_" + schema.name
         let keepsKeys = neverReuseKeys && schema.isIntegerColumn(primaryKey)
@@ -118,7 +118,7 @@ extension Database {
                                             primaryKey: primaryKey, constraints: constraints, ifNotExists: false, neverReuseKeys: keepsKeys))
         // The counter of keys given goes with the table it counts for; the copy counts from the
         // largest key left, which may be below keys of rows deleted since.
-        let counter = keepsKeys ? try connection.keyCounter(ofTable: schema.name, using: session) : nil
+        let counter = keepsKeys ? try connection.keyCounter(ofTable: schema.name, using: session.catalog) : nil
         let values = schema.columns.enumerated().map { index, column in
             change.sources[index].map { dialect.quote($0.name) } ?? (column.isOptional ? "NULL" : dialect.zeroValue(column.type))
         }
@@ -127,7 +127,7 @@ extension Database {
         try session.run(builder.dropTable(schema.name))
         try session.run("ALTER TABLE \(dialect.quote(temporary)) RENAME TO \(dialect.quote(schema.name))")
         if let counter {
-            try connection.raiseKeyCounter(ofTable: schema.name, to: counter, using: session)
+            try connection.raiseKeyCounter(ofTable: schema.name, to: counter, using: session.catalog)
         }
         let kept = Set(schema.columns.map(\.name))
         for index in indexes where index.columns.allSatisfy(kept.contains) {

@@ -34,5 +34,5 @@ public protocol PlainTable: TableProtocol {}
 
 extension TableProtocol {
     @usableFromInline
-    var executor: CRUDExecutor<DatabaseType.Configuration.Connection> { database.executor }
+    var executor: CRUDExecutor<DatabaseType.Configuration.Connection> { database._executor }
 }

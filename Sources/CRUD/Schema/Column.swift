@@ -11,7 +11,7 @@ public struct CRUDColumn<Model: CRUDModel, Value: CRUDValue>: CRUDTableColumn, H
 
     /// The column at `index` of the table, named `name`; generated code makes these. Inlinable, so
     /// that a generated reader's `row.read(Columns.name)` compiles to the read of a constant position.
-    @inlinable
+    @_spi(Generated) @inlinable
     public init(_ index: Int, _ name: String) {
         self.index = index
         self.name = name

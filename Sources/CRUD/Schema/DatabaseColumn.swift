@@ -1,6 +1,6 @@
 /// A column of an existing table, as the database declares it: what the schema check and
 /// `alterTable` compare with a model's generated schema.
-public struct CRUDDatabaseColumn: Sendable, Hashable {
+@_spi(CRUDDriver) public struct CRUDDatabaseColumn: Sendable, Hashable {
     /// The column's name.
     public let name: String
     /// The type as the database reports it (`INTEGER`, `VARCHAR(40)`, `timestamp with time zone`).

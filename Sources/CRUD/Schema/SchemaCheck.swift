@@ -59,7 +59,7 @@ extension Database {
                     let schema = model.crudSchema
                     guard checked.insert(schema.name).inserted else { continue }
                     pending.append(contentsOf: schema.relations.map(\.target))
-                    differences += try Self.differences(of: schema, from: session.connection.columns(ofTable: schema.name, using: session),
+                    differences += try Self.differences(of: schema, from: session.connection.columns(ofTable: schema.name, using: session.catalog),
                                                         in: session.dialect)
                 }
                 return differences

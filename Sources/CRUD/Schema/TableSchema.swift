@@ -17,7 +17,7 @@ public struct CRUDTableSchema: Sendable {
     }
 
     /// A table's shape; generated code makes these.
-    public init(name: String, columns: [CRUDColumnSchema], primaryKey: Int?, relations: [CRUDRelationSchema]) {
+    @_spi(Generated) public init(name: String, columns: [CRUDColumnSchema], primaryKey: Int?, relations: [CRUDRelationSchema]) {
         self.name = name
         self.columns = columns
         self.primaryKey = primaryKey
@@ -35,7 +35,7 @@ public struct CRUDColumnSchema: Sendable, Hashable {
     public let isOptional: Bool
 
     /// A column's shape.
-    public init(name: String, type: CRUDColumnType, isOptional: Bool) {
+    @_spi(Generated) public init(name: String, type: CRUDColumnType, isOptional: Bool) {
         self.name = name
         self.type = type
         self.isOptional = isOptional
@@ -50,7 +50,7 @@ public struct CRUDRelationSchema: Sendable {
     public let target: any CRUDModel.Type
 
     /// A relation property named `name`, holding rows of `target`.
-    public init(name: String, target: any CRUDModel.Type) {
+    @_spi(Generated) public init(name: String, target: any CRUDModel.Type) {
         self.name = name
         self.target = target
     }

@@ -42,8 +42,11 @@ struct ModelEmitter {
 
     private static func writeImports(_ imports: [ImportDeclaration], into writer: inout CodeWriter) {
         var seen: Set<ImportDeclaration> = []
-        let required = [ImportDeclaration(text: "import CRUD", condition: nil), ImportDeclaration(text: "import Foundation", condition: nil)]
-        let plain = imports.filter { $0.condition == nil && !required.contains($0) }
+        // The generated code calls what only it needs (column and schema initializers), which CRUD
+        // keeps out of its users' API behind the `Generated` SPI.
+        let required = [ImportDeclaration(text: "@_spi(Generated) import CRUD", condition: nil),
+                        ImportDeclaration(text: "import Foundation", condition: nil)]
+        let plain = imports.filter { $0.condition == nil && !required.contains($0) && $0.text != "import CRUD" }
         let conditional = imports.filter { $0.condition != nil }
         for declaration in (required + plain).sorted(by: { $0.text < $1.text }) where seen.insert(declaration).inserted {
             writer.line(declaration.text)
