@@ -28,4 +28,26 @@ struct DialectSpellingTests {
         #expect(files > 50, "the scan read the runtime's sources: \(files)")
         #expect(found.isEmpty, "\(found)")
     }
+
+    @Test("only the executor (Execution/) touches sessions: the chain, the database API, migrations and the schema check go through its entries")
+    func onlyTheExecutorTouchesSessions() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appending(path: "Sources/CRUD")
+        let session = try Regex(#"\bsession\b|CRUDSession\b|withSession|withOwnedStatement|\.lease\("#)
+        var found: [String] = []
+        var files = 0
+        let enumerator = try #require(FileManager.default.enumerator(atPath: sources.path))
+        while let path = enumerator.nextObject() as? String {
+            guard path.hasSuffix(".swift"), !path.hasPrefix("Execution/") else { continue }
+            files += 1
+            let text = try String(contentsOf: sources.appending(path: path), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                guard !code.hasPrefix("//"), code.contains(session) else { continue }
+                found.append("\(path):\(number + 1): \(code)")
+            }
+        }
+        #expect(files > 50, "the scan read the runtime's sources: \(files)")
+        #expect(found.isEmpty, "\(found)")
+    }
 }

@@ -46,26 +46,3 @@ extension CRUDCatalogRunner {
         try connection.execute(sql)
     }
 }
-
-/// A session running catalog reads: through `withStatement` and `run`, so the query log and the
-/// error boundary see them as they see every other statement.
-struct CRUDSessionCatalog<Connection: CRUDConnection>: CRUDCatalogRunner {
-    typealias Statement = Connection.Statement
-
-    let session: CRUDSession<Connection>
-
-    func forEachRow(_ sql: String, _ parameters: [CRUDDatabaseValue], _ row: (Connection.Statement) throws -> Void) throws {
-        try session.withStatement(sql, parameters) { statement in
-            while try statement.step() { try row(statement) }
-        }
-    }
-
-    func execute(_ sql: String) throws {
-        try session.run(sql)
-    }
-}
-
-extension CRUDSession {
-    /// The session as the runner of a driver's catalog reads.
-    var catalog: CRUDSessionCatalog<Connection> { CRUDSessionCatalog(session: self) }
-}

@@ -18,8 +18,7 @@ extension Database {
     /// - Throws: `CRUDSQLGenError` on a pooled database; `CRUDSQLExeError`.
     public func beginTransaction(_ mode: TransactionMode = .default) throws {
         try executor.reporting {
-            let session = try executor.singleSession(for: "beginTransaction()")
-            try session.locked { try session.begin(mode) }
+            try executor.beginTransaction(mode)
         }
     }
 
@@ -28,8 +27,7 @@ extension Database {
     ///   which the transaction is still open for `rollbackTransaction()`.
     public func commitTransaction() throws {
         try executor.reporting {
-            let session = try executor.singleSession(for: "commitTransaction()")
-            try session.locked { try session.commit() }
+            try executor.commitTransaction()
         }
     }
 
@@ -37,13 +35,7 @@ extension Database {
     /// - Throws: `CRUDSQLGenError` when none is open.
     public func rollbackTransaction() throws {
         try executor.reporting {
-            let session = try executor.singleSession(for: "rollbackTransaction()")
-            try session.locked {
-                guard session.transactionDepth > 0 else {
-                    throw CRUDSQLGenError("rollbackTransaction(): no transaction is open on this connection")
-                }
-                session.rollBack()
-            }
+            try executor.rollbackTransaction()
         }
     }
 }

@@ -48,9 +48,9 @@ extension Database {
                         + "; leave .neverReuseKeys out, or give the model an integer id")
                 }
             }
-            try executor.schemaChange("create(\(A.self).self)", tables: A.crudSchemaTables(deep: !policy.contains(.shallow))) { session in
+            try executor.schemaChange("create(\(A.self).self)", tables: A.crudSchemaTables(deep: !policy.contains(.shallow))) { steps in
                 var created: Set<ObjectIdentifier> = []
-                try createTable(A.self, primaryKey: key, policy: policy, created: &created, on: session)
+                try createTable(A.self, primaryKey: key, policy: policy, created: &created, on: steps)
             }
             return Create(table: table(A.self))
         }
@@ -67,30 +67,30 @@ extension Database {
     }
 
     private func createTable(_ model: any CRUDModel.Type, primaryKey: Int?, policy: TableCreatePolicy,
-                             created: inout Set<ObjectIdentifier>, on session: CRUDSession<C.Connection>) throws {
+                             created: inout Set<ObjectIdentifier>, on steps: CRUDSchemaSteps<C.Connection>) throws {
         guard created.insert(ObjectIdentifier(model)).inserted else { return }
         let schema = model.crudSchema
-        let builder = SQLBuilder(dialect: session.dialect)
+        let builder = SQLBuilder(dialect: steps.dialect)
         if policy.contains(.dropTable) {
-            try session.run(builder.dropTable(schema.name))
+            try steps.run(builder.dropTable(schema.name))
         }
-        if policy.contains(.reconcileTable), let existing = try session.connection.columns(ofTable: schema.name, using: session.catalog)?.map(\.name) {
+        if policy.contains(.reconcileTable), let existing = try steps.columns(ofTable: schema.name)?.map(\.name) {
             let wanted = Set(schema.columns.map(\.name))
             for column in schema.columns where !existing.contains(column.name) {
-                try session.run(builder.addColumn(column, to: schema.name))
+                try steps.run(builder.addColumn(column, to: schema.name))
             }
             for column in existing where !wanted.contains(column) {
-                try session.run(builder.dropColumn(column, from: schema.name))
+                try steps.run(builder.dropColumn(column, from: schema.name))
             }
         } else {
-            let constraints = try model.crudConstraintDefinitions(in: session.dialect).map(\.sql)
-            try session.run(builder.createTable(schema, primaryKey: primaryKey, constraints: constraints, ifNotExists: true,
+            let constraints = try model.crudConstraintDefinitions(in: steps.dialect).map(\.sql)
+            try steps.run(builder.createTable(schema, primaryKey: primaryKey, constraints: constraints, ifNotExists: true,
                                                 neverReuseKeys: policy.contains(.neverReuseKeys) && schema.isIntegerColumn(primaryKey)))
         }
         if !policy.contains(.shallow) {
             for relation in schema.relations {
                 try createTable(relation.target, primaryKey: relation.target.crudSchema.primaryKey, policy: policy,
-                                created: &created, on: session)
+                                created: &created, on: steps)
             }
         }
     }
@@ -118,11 +118,8 @@ extension Database {
     /// - Throws: `CRUDSQLExeError`.
     public func sql(_ sql: String, bindings: Bindings = []) throws {
         try executor.reporting {
-            try executor.withSession(.write) { session in
-                try session.withStatement(sql, bindings) { statement in
-                    while try statement.step() {}
-                }
-                try session.checkRawTransactionControl(sql)
+            try executor.raw(sql, bindings) { statement in
+                while try statement.step() {}
             }
         }
     }
@@ -133,8 +130,7 @@ extension Database {
     ///   or a value does not fit.
     public func sql<A: CRUDModel>(_ sql: String, bindings: Bindings = [], _ type: A.Type) throws -> [A] {
         return try executor.reporting {
-            try executor.withSession(.write) { session in
-                let rows = try session.withStatement(sql, bindings) { statement in
+            try executor.raw(sql, bindings) { statement in
                 var results: [A] = []
                 var positions: [Int]?
                 while try statement.step() {
@@ -157,9 +153,6 @@ extension Database {
                     }
                 }
                 return results
-                }
-                try session.checkRawTransactionControl(sql)
-                return rows
             }
         }
     }

@@ -47,10 +47,7 @@ public struct Database<C: DatabaseConfigurationProtocol>: DatabaseProtocol {
     /// - Throws: what `body` throws; `CRUDSQLExeError` when no connection can be had.
     @_spi(CRUDDriver) public func withConnection<T>(_ body: (C.Connection) throws -> T) throws -> T {
         return try executor.reporting {
-            try executor.withSession(.write) { session in
-                try session.ensureUsable()
-                return try body(session.connection)
-            }
+            try executor.withConnection(body)
         }
     }
 }

@@ -14,6 +14,33 @@ extension CRUDExecutor {
         }
     }
 
+    /// Begins a transaction that stays open across calls (a savepoint inside one) on the one
+    /// connection of a child or an in-memory database.
+    /// - Throws: `CRUDSQLGenError` for a pooled database; `CRUDSQLExeError`.
+    func beginTransaction(_ mode: TransactionMode) throws {
+        let session = try singleSession(for: "beginTransaction()")
+        try session.locked { try session.begin(mode) }
+    }
+
+    /// Commits the innermost transaction `beginTransaction` opened.
+    /// - Throws: `CRUDSQLGenError` when none is open; `CRUDSQLExeError`.
+    func commitTransaction() throws {
+        let session = try singleSession(for: "commitTransaction()")
+        try session.locked { try session.commit() }
+    }
+
+    /// Rolls back the innermost transaction `beginTransaction` opened.
+    /// - Throws: `CRUDSQLGenError` when none is open.
+    func rollbackTransaction() throws {
+        let session = try singleSession(for: "rollbackTransaction()")
+        try session.locked {
+            guard session.transactionDepth > 0 else {
+                throw CRUDSQLGenError("rollbackTransaction(): no transaction is open on this connection")
+            }
+            session.rollBack()
+        }
+    }
+
     /// Runs the schema changes `body` makes to `tables` (`CREATE`, `ALTER`, `DROP`, and the tables
     /// their foreign keys reference): where the database's DDL is transactional, in a transaction of
     /// their own (`single` skips it for one statement), or in a savepoint of the caller's; where every
@@ -21,11 +48,25 @@ extension CRUDExecutor {
     /// connection of their own (`besideTransaction`).
     /// - Throws: `CRUDSQLGenError` naming `operation` when the caller's transaction used one of
     ///   `tables` on MySQL; what `body` throws.
-    func schemaChange<T>(_ operation: String, tables: [String], single: Bool = false, _ body: (Session) throws -> T) throws -> T {
+    func schemaChange<T>(_ operation: String, tables: [String], single: Bool = false,
+                         _ body: (CRUDSchemaSteps<Connection>) throws -> T) throws -> T {
         try withSession(.write) { session in
-            if dialect.transactionalDDL { return single ? try body(session) : try session.transaction(.default) { try body(session) } }
-            guard session.transactionDepth > 0 else { return try body(session) }
-            return try besideTransaction(of: session, operation, tables: tables, body)
+            let steps = CRUDSchemaSteps(session)
+            if dialect.transactionalDDL { return single ? try body(steps) : try session.transaction(.default) { try body(steps) } }
+            guard session.transactionDepth > 0 else { return try body(steps) }
+            return try besideTransaction(of: session, operation, tables: tables) { try body(CRUDSchemaSteps($0)) }
+        }
+    }
+
+    /// Runs the one schema statement `sql` as `schemaChange` does, taking an error that
+    /// `alreadyDone` accepts (an index that exists, where the database has no `IF NOT EXISTS`) for
+    /// success.
+    /// - Throws: what `schemaChange` throws; `CRUDSQLExeError`.
+    func schemaChange(_ operation: String, tables: [String], run sql: String, alreadyDone: (CRUDSQLExeError) -> Bool) throws {
+        try schemaChange(operation, tables: tables, single: true) { steps in
+            do {
+                try steps.run(sql)
+            } catch let error as CRUDSQLExeError where alreadyDone(error) {}
         }
     }
 
@@ -33,7 +74,7 @@ extension CRUDExecutor {
     /// off until it ends and checked before it commits (`CRUDConnection.withForeignKeysOff`), for
     /// steps that rebuild tables. Inside a transaction already, it is `schemaChange`: a savepoint
     /// of it, with the enforcement as it is, or on MySQL a connection of its own.
-    func schemaTransaction<T>(_ operation: String, tables: [String], _ body: (Session) throws -> T) throws -> T {
+    func schemaTransaction<T>(_ operation: String, tables: [String], _ body: (CRUDSchemaSteps<Connection>) throws -> T) throws -> T {
         if boundSession() != nil { return try schemaChange(operation, tables: tables, body) }
         let session = typed(try pool.lease(.write))
         defer { pool.giveBack(session) }
@@ -41,7 +82,7 @@ extension CRUDExecutor {
             try CRUDBindings.$current.withValue(binding(session)) {
                 try session.connection.withForeignKeysOff(using: session.catalog) {
                     func checked() throws -> T {
-                        let result = try body(session)
+                        let result = try body(CRUDSchemaSteps(session))
                         try session.connection.checkForeignKeys(using: session.catalog)
                         return result
                     }

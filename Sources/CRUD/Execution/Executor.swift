@@ -90,6 +90,16 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
         return try body(session)
     }
 
+    /// Runs `body` with the connection of a write session, made usable first, for a driver's calls
+    /// beyond the chain.
+    /// - Throws: `CRUDSQLExeError` when no usable connection can be had; what `body` throws.
+    func withConnection<T>(_ body: (Connection) throws -> T) throws -> T {
+        try withSession(.write) { session in
+            try session.ensureUsable()
+            return try body(session.connection)
+        }
+    }
+
     /// Runs `body` on `session` itself, if it can be had: it is the current transaction's, the single
     /// shared one, or idle in the pool. `nil` when someone else holds it.
     func withSessionItself<T>(_ session: CRUDSession<Connection>, _ body: () throws -> T) throws -> T? {

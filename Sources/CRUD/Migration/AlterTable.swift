@@ -33,16 +33,16 @@ extension Database {
                                          renamedColumns: [String: String] = [:]) throws {
         let key = try Self.primaryKeyColumn(primaryKey, of: A.self, for: "alterTable")
         try executor.reporting {
-            try executor.schemaTransaction("alterTable(\(A.self).self)", tables: A.crudSchemaTables(deep: false)) { session in
+            try executor.schemaTransaction("alterTable(\(A.self).self)", tables: A.crudSchemaTables(deep: false)) { steps in
                 let schema = A.crudSchema
-                guard let existing = try session.connection.columns(ofTable: schema.name, using: session.catalog) else {
+                guard let existing = try steps.columns(ofTable: schema.name) else {
                     throw CRUDSQLGenError("alterTable: the table \"\(schema.name)\" of \(A.self) does not exist; create it with create(\(A.self).self)")
                 }
-                let change = try TableChange(schema, existing: existing, renamed: renamedColumns, dialect: session.dialect)
-                if session.dialect.alterTableRebuilds {
-                    try changeWithoutAlterColumn(A.self, primaryKey: key, change, existing: existing, on: session)
+                let change = try TableChange(schema, existing: existing, renamed: renamedColumns, dialect: steps.dialect)
+                if steps.dialect.alterTableRebuilds {
+                    try changeWithoutAlterColumn(A.self, primaryKey: key, change, existing: existing, on: steps)
                 } else {
-                    try alterInPlace(A.self, change, on: session)
+                    try alterInPlace(A.self, change, on: steps)
                 }
             }
         }
@@ -51,10 +51,10 @@ extension Database {
     /// Changes the table with `ALTER TABLE` actions: each on its own where schema changes are
     /// transactional (PostgreSQL, which takes a `RENAME` with no other action), all in one statement
     /// elsewhere (MySQL), so that a value that does not convert leaves the table as it was.
-    private func alterInPlace<A: CRUDModel>(_ model: A.Type, _ change: TableChange, on session: CRUDSession<C.Connection>) throws {
+    private func alterInPlace<A: CRUDModel>(_ model: A.Type, _ change: TableChange, on steps: CRUDSchemaSteps<C.Connection>) throws {
         let schema = A.crudSchema
-        let builder = SQLBuilder(dialect: session.dialect)
-        let dialect = session.dialect
+        let builder = SQLBuilder(dialect: steps.dialect)
+        let dialect = steps.dialect
         let renamedFrom = Dictionary(uniqueKeysWithValues: change.renamed.map { ($0.new, $0.old) })
         var actions = change.dropped.map(builder.dropColumnAction)
         for (index, column) in schema.columns.enumerated() {
@@ -65,15 +65,15 @@ extension Database {
             actions += dialect.alterColumn(column, renamedFrom: renamedFrom[column.name], typeChanged: source.typeDiffers(from: column, in: dialect),
                                            nullabilityChanged: source.nullabilityDiffers(from: column))
         }
-        let existing = try session.connection.constraintNames(ofTable: schema.name, using: session.catalog)
+        let existing = try steps.constraintNames(ofTable: schema.name)
         for constraint in try A.crudConstraintDefinitions(in: dialect) where !existing.contains(constraint.name) {
             actions.append("ADD \(constraint.sql)")
         }
         let table = "ALTER TABLE \(dialect.quote(schema.name)) "
         if dialect.transactionalDDL {
-            for action in actions { try session.run(table + action) }
+            for action in actions { try steps.run(table + action) }
         } else if !actions.isEmpty {
-            try session.run(table + actions.joined(separator: ", "))
+            try steps.run(table + actions.joined(separator: ", "))
         }
     }
 
@@ -82,56 +82,55 @@ extension Database {
     /// The table's kept `CREATE TABLE` text tells whether it has the model's constraints, each
     /// exactly as `create` writes it, and no other.
     private func changeWithoutAlterColumn<A: CRUDModel>(_ model: A.Type, primaryKey: Int?, _ change: TableChange, existing: [CRUDDatabaseColumn],
-                                                        on session: CRUDSession<C.Connection>) throws {
+                                                        on steps: CRUDSchemaSteps<C.Connection>) throws {
         let schema = A.crudSchema
-        let dialect = session.dialect
-        let definition = try session.connection.tableDefinition(ofTable: schema.name, using: session.catalog)
+        let dialect = steps.dialect
+        let definition = try steps.tableDefinition(ofTable: schema.name)
         let constraints = try A.crudConstraintDefinitions(in: dialect).map(\.sql)
         if let definition, change.onlyAddsOptionalColumns(to: schema, primaryKey: primaryKey, existing: existing),
            definition.components(separatedBy: "CONSTRAINT ").count - 1 == constraints.count,
            constraints.allSatisfy(definition.contains) {
             let builder = SQLBuilder(dialect: dialect)
             for (column, source) in zip(schema.columns, change.sources) where source == nil {
-                try session.run(builder.addColumn(column, to: schema.name))
+                try steps.run(builder.addColumn(column, to: schema.name))
             }
             return
         }
         let clause = dialect.neverReusedKeyClause.trimmingCharacters(in: .whitespaces)
         let neverReuseKeys = !clause.isEmpty && definition?.range(of: clause, options: .caseInsensitive) != nil
-        try rebuild(A.self, primaryKey: primaryKey, change, constraints: constraints, neverReuseKeys: neverReuseKeys, on: session)
+        try rebuild(A.self, primaryKey: primaryKey, change, constraints: constraints, neverReuseKeys: neverReuseKeys, on: steps)
     }
 
     private func rebuild<A: CRUDModel>(_ model: A.Type, primaryKey: Int?, _ change: TableChange, constraints: [String], neverReuseKeys: Bool,
-                                       on session: CRUDSession<C.Connection>) throws {
+                                       on steps: CRUDSchemaSteps<C.Connection>) throws {
         let schema = A.crudSchema
-        let connection = session.connection
-        let dialect = session.dialect
-        guard try !connection.dropRunsForeignKeyActions(using: session.catalog) else {
+        let dialect = steps.dialect
+        guard try !steps.dropRunsForeignKeyActions() else {
             throw CRUDSQLGenError("alterTable(\(A.self).self) would drop the table with foreign keys on, running "
                 + "their ON DELETE actions on the rows that reference it: call it outside a transaction, or in a CRUDMigrator step")
         }
-        let indexes = try connection.indexes(ofTable: schema.name, using: session.catalog)
+        let indexes = try steps.indexes(ofTable: schema.name)
         let builder = SQLBuilder(dialect: dialect)
         let temporary = "crud_rebuild_" + schema.name
         let keepsKeys = neverReuseKeys && schema.isIntegerColumn(primaryKey)
-        try session.run(builder.createTable(CRUDTableSchema(name: temporary, columns: schema.columns, primaryKey: primaryKey, relations: []),
+        try steps.run(builder.createTable(CRUDTableSchema(name: temporary, columns: schema.columns, primaryKey: primaryKey, relations: []),
                                             primaryKey: primaryKey, constraints: constraints, ifNotExists: false, neverReuseKeys: keepsKeys))
         // The counter of keys given goes with the table it counts for; the copy counts from the
         // largest key left, which may be below keys of rows deleted since.
-        let counter = keepsKeys ? try connection.keyCounter(ofTable: schema.name, using: session.catalog) : nil
+        let counter = keepsKeys ? try steps.keyCounter(ofTable: schema.name) : nil
         let values = schema.columns.enumerated().map { index, column in
             change.sources[index].map { dialect.quote($0.name) } ?? (column.isOptional ? "NULL" : dialect.zeroValue(column.type))
         }
-        try session.run("INSERT INTO \(dialect.quote(temporary)) (\(schema.columns.map { dialect.quote($0.name) }.joined(separator: ", "))) "
+        try steps.run("INSERT INTO \(dialect.quote(temporary)) (\(schema.columns.map { dialect.quote($0.name) }.joined(separator: ", "))) "
             + "SELECT \(values.joined(separator: ", ")) FROM \(dialect.quote(schema.name))")
-        try session.run(builder.dropTable(schema.name))
-        try session.run("ALTER TABLE \(dialect.quote(temporary)) RENAME TO \(dialect.quote(schema.name))")
+        try steps.run(builder.dropTable(schema.name))
+        try steps.run("ALTER TABLE \(dialect.quote(temporary)) RENAME TO \(dialect.quote(schema.name))")
         if let counter {
-            try connection.raiseKeyCounter(ofTable: schema.name, to: counter, using: session.catalog)
+            try steps.raiseKeyCounter(ofTable: schema.name, to: counter)
         }
         let kept = Set(schema.columns.map(\.name))
         for index in indexes where index.columns.allSatisfy(kept.contains) {
-            try session.run(index.sql)
+            try steps.run(index.sql)
         }
         if change.retypes {
             // The database converted what converts without loss; anything else is still of its old

@@ -105,7 +105,7 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
 
     private func applied(_ db: Database<C>) throws -> [CRUDAppliedMigration] {
         let table = CRUDAppliedMigration.crudSchema.name
-        guard try db.executor.withSession(.write, { try $0.connection.columns(ofTable: table, using: $0.catalog) }) != nil else { return [] }
+        guard try db.executor.readingCatalog(.write, { try $0.columns(ofTable: table) }) != nil else { return [] }
         return try db.table(CRUDAppliedMigration.self).order(by: \.position).select().map { $0 }
     }
 }

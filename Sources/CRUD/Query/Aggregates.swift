@@ -77,9 +77,7 @@ extension SelectAble {
             let limit = CRUDQueryPlan.Limit(max: Swift.min(plan.limit?.max ?? 1, 1), skip: plan.limit?.skip ?? 0)
             var builder = SQLBuilder(dialect: executor.dialect)
             let sql = try builder.rootQuery(plan, selecting: "1", limit: limit, ordered: false)
-            return try executor.withSession(.read) { session in
-                try session.withStatement(sql, builder.parameters) { try $0.step() }
-            }
+            return try executor.query(.read, CRUDStatementText(sql, builder.parameters)) { try $0.step() }
         }
     }
 
@@ -104,11 +102,9 @@ extension SelectAble {
     func aggregate<Result: CRUDValue>(_ function: CRUDAggregate, _ keyPath: AnyKeyPath, as result: Result.Type) throws -> Result? {
         return try executor.reporting {
             let (sql, parameters) = try aggregateQuery(function, of: keyPath, groupedBy: nil, as: Result.self)
-            return try executor.withSession(.read) { session in
-                try session.withStatement(sql, parameters) { statement in
-                    guard try statement.step() else { throw CRUDSQLExeError("\(function.rawValue) returned no row", sql: sql) }
-                    return try Result?(crudRow: statement, column: 0)
-                }
+            return try executor.query(.read, CRUDStatementText(sql, parameters)) { statement in
+                guard try statement.step() else { throw CRUDSQLExeError("\(function.rawValue) returned no row", sql: sql) }
+                return try Result?(crudRow: statement, column: 0)
             }
         }
     }
@@ -117,14 +113,12 @@ extension SelectAble {
                                                                       of keyPath: AnyKeyPath?, as result: Result.Type) throws -> [Key: Result] {
         return try executor.reporting {
             let (sql, parameters) = try aggregateQuery(function, of: keyPath, groupedBy: key, as: Result.self)
-            return try executor.withSession(.read) { session in
-                try session.withStatement(sql, parameters) { statement in
-                    var groups: [Key: Result] = [:]
-                    while try statement.step() {
-                        groups[try Key(crudRow: statement, column: 0)] = try Result(crudRow: statement, column: 1)
-                    }
-                    return groups
+            return try executor.query(.read, CRUDStatementText(sql, parameters)) { statement in
+                var groups: [Key: Result] = [:]
+                while try statement.step() {
+                    groups[try Key(crudRow: statement, column: 0)] = try Result(crudRow: statement, column: 1)
                 }
+                return groups
             }
         }
     }

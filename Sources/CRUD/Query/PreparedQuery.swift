@@ -127,16 +127,14 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
                 throw CRUDSQLGenError("a prepared query matching \"\(keyName)\" ran with nil, which = matches in no row; "
                     + "select with where(\\.\(keyName) == nil) instead, which means IS NULL")
             }
-            return try executor.withSession(.read) { session in
-                try session.withOwnedStatement(variant.slot, variant.sql) { statement in
-                    var binder = statement
-                    try key.crudBind(to: &binder, at: 0)
-                    for (offset, value) in variant.parameters.enumerated() { try value.bind(to: &binder, at: offset + 1) }
-                    do {
-                        return try read(statement)
-                    } catch let decoding as CRUDDecoderError {
-                        throw decoding.reading(Model.self)
-                    }
+            return try executor.query(kept: variant.slot, variant.sql) { statement in
+                var binder = statement
+                try key.crudBind(to: &binder, at: 0)
+                for (offset, value) in variant.parameters.enumerated() { try value.bind(to: &binder, at: offset + 1) }
+                do {
+                    return try read(statement)
+                } catch let decoding as CRUDDecoderError {
+                    throw decoding.reading(Model.self)
                 }
             }
         }

@@ -6,27 +6,16 @@ extension Table {
                                     _ read: (D.Configuration.Connection.Statement) throws -> T) throws -> [T] {
         let schema = A.crudSchema
         try executor.dialect.requireReturning(from: .insert)
-        return try executor.withSession(.write) { session in
-            let capture = session.changeCapture(for: schema, writing: .insert)
-            let sql = SQLBuilder(dialect: executor.dialect)
+        var sql = ""
+        var results: [T] = []
+        results.reserveCapacity(instances.count)
+        _ = try executor.insert(instances, columns: columns, perStatement: 1, render: { capture, _ in
+            sql = SQLBuilder(dialect: executor.dialect)
                 .insert(into: schema, columns: columns ?? Array(schema.columns.indices), returning: returning + capture.returning)
-            func write() throws -> [T] {
-                try session.withStatement(sql) { statement in
-                    var binder = statement
-                    var results: [T] = []
-                    for (index, instance) in instances.enumerated() {
-                        if index > 0 { try statement.reset() }
-                        try instance.crudBind(columns: columns, to: &binder)
-                        try session.step(statement, writing: .insert, in: schema.name, capture: capture, idColumn: returning.count) {
-                            results.append(try read($0))
-                        }
-                    }
-                    guard results.count == instances.count else { throw CRUDSQLExeError("RETURNING gave no row", sql: sql) }
-                    return results
-                }
-            }
-            return instances.count > 1 ? try session.transaction(.default, write) : try write()
-        }
+            return CRUDStatementText(sql)
+        }, idColumn: returning.count) { results.append(try read($0)) }
+        guard results.count == instances.count else { throw CRUDSQLExeError("RETURNING gave no row", sql: sql) }
+        return results
     }
 
     func column<R: CRUDValue>(_ keyPath: KeyPath<A, R>) throws -> Int {
@@ -155,19 +144,14 @@ extension UpdateAble {
             throw CRUDSQLGenError("returning: \(keyPath) names no column of \(OverAllForm.self)")
         }
         try executor.dialect.requireReturning(from: .update)
-        return try executor.withSession(.write) { session in
-            let capture = session.changeCapture(for: OverAllForm.crudSchema, writing: .update)
+        var results: [R] = []
+        _ = try executor.write(.update, on: OverAllForm.crudSchema, render: { capture in
             let update = try updateStatement(columns: columns, returning: [returned] + capture.returning)
-            return try session.withStatement(update.sql, update.parameters, firstParameter: update.assigned) { statement in
-                var binder = statement
-                try instance.crudBind(columns: columns, to: &binder)
-                var results: [R] = []
-                try session.step(statement, writing: .update, in: OverAllForm.crudSchema.name, capture: capture, idColumn: 1) {
-                    results.append(try R(crudRow: $0, column: 0))
-                }
-                return results
-            }
-        }
+            return CRUDStatementText(update.sql, update.parameters, firstParameter: update.assigned)
+        }, bind: { binder in
+            try instance.crudBind(columns: columns, to: &binder)
+        }, idColumn: 1) { results.append(try R(crudRow: $0, column: 0)) }
+        return results
     }
 
     /// Updates the matching rows with every column and returns `returning` of each updated row.

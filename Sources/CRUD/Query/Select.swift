@@ -61,11 +61,9 @@ extension SelectAble {
             try plan.validate()
             var builder = SQLBuilder(dialect: executor.dialect)
             let sql = try builder.count(plan)
-            return try executor.withSession(.read) { session in
-                try session.withStatement(sql, builder.parameters) { statement in
-                    guard try statement.step() else { throw CRUDSQLExeError("COUNT returned no row", sql: sql) }
-                    return Int(try statement.readInt64(0))
-                }
+            return try executor.query(.read, CRUDStatementText(sql, builder.parameters)) { statement in
+                guard try statement.step() else { throw CRUDSQLExeError("COUNT returned no row", sql: sql) }
+                return Int(try statement.readInt64(0))
             }
         }
     }

@@ -7,23 +7,6 @@ public struct Insert<Form: CRUDModel, Parent> {
         readLastInsertId = lastInsertId
     }
 
-    @usableFromInline
-    init<Connection>(session: CRUDSession<Connection>, executor: CRUDExecutor<Connection>) {
-        let ran = session.statementsRun
-        readLastInsertId = { try executor.reporting {
-            let id = try executor.withSessionItself(session) { () throws -> Int?? in
-                guard session.statementsRun == ran else { return nil }
-                return .some(try session.connection.lastInsertId())
-            }
-            guard let id = id ?? nil else {
-                throw CRUDSQLExeError(
-                    "lastInsertId(): the connection that ran the insert has run other statements since, so its last id may be "
-                        + "another's; call lastInsertId() right after the insert, or use returning(…) to get the row's values")
-            }
-            return id
-        } }
-    }
-
     /// The id the database gave the last row inserted by this insert's connection, where it gives
     /// one: SQLite's rowid (the value of an `INTEGER PRIMARY KEY` column); PostgreSQL's `lastval()`,
     /// the last value an identity column or sequence produced in that session (`nil` when none has).
@@ -161,45 +144,13 @@ extension InsertAble {
     @inlinable
     func insertRows(_ instances: [InsertForm], columns: [Int]?) throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
         guard !instances.isEmpty else { return Insert(lastInsertId: { nil }) }
-        return try insertionTable.executor.withSession(.write) { session in
-            let dialect = session.connection.dialect
-            let table = InsertForm.crudSchema.name
-            let capture = session.changeCapture(for: InsertForm.crudSchema, writing: .insert)
-            let width = columns?.count ?? InsertForm.crudSchema.columns.count
-            let perStatement = width == 0 ? 1 : max(1, min(dialect.rowsPerInsert(columns: width), instances.count))
-            let write = {
-                // Full chunks share one statement; a shorter last chunk gets its own.
-                let fullChunks = instances.count / perStatement
-                if fullChunks > 0 {
-                    try session.withStatement(insertSQL(columns: columns, rows: perStatement, returning: capture.idColumn, dialect: dialect)) { statement in
-                        var binder = statement
-                        for chunk in 0 ..< fullChunks {
-                            if chunk > 0 { try statement.reset() }
-                            for row in 0 ..< perStatement {
-                                try instances[chunk * perStatement + row].crudBind(columns: columns, to: &binder, from: row * width)
-                            }
-                            try session.step(statement, writing: .insert, in: table, capture: capture)
-                        }
-                    }
-                }
-                let rest = instances.count - fullChunks * perStatement
-                if rest > 0 {
-                    try session.withStatement(insertSQL(columns: columns, rows: rest, returning: capture.idColumn, dialect: dialect)) { statement in
-                        var binder = statement
-                        for row in 0 ..< rest {
-                            try instances[fullChunks * perStatement + row].crudBind(columns: columns, to: &binder, from: row * width)
-                        }
-                        try session.step(statement, writing: .insert, in: table, capture: capture)
-                    }
-                }
-            }
-            if instances.count > 1 {
-                try session.transaction(.default, write)
-            } else {
-                try write()
-            }
-            return Insert(session: session, executor: insertionTable.executor)
+        let executor = insertionTable.executor
+        let width = columns?.count ?? InsertForm.crudSchema.columns.count
+        let perStatement = width == 0 ? 1 : max(1, min(executor.dialect.rowsPerInsert(columns: width), instances.count))
+        let lastInsertId = try executor.insert(instances, columns: columns, perStatement: perStatement) { capture, rows in
+            CRUDStatementText(insertSQL(columns: columns, rows: rows, returning: capture.idColumn, dialect: executor.dialect))
         }
+        return Insert(lastInsertId: lastInsertId)
     }
 
     @usableFromInline
@@ -240,24 +191,16 @@ extension UpdateAble {
 
     func updateRows(_ instance: OverAllForm, columns: [Int]?) throws -> Update<OverAllForm, Self> {
         let schema = OverAllForm.crudSchema
-        let changed = try executor.withSession(.write) { session in
-            let capture = session.changeCapture(for: schema, writing: .update)
-            func update(_ capture: CRUDChangeCapture) throws -> Int {
-                let update = try updateStatement(columns: columns, returning: capture.returning)
-                return try session.withStatement(update.sql, update.parameters, firstParameter: update.assigned) { statement in
-                    var binder = statement
-                    try instance.crudBind(columns: columns, to: &binder)
-                    try session.step(statement, writing: .update, in: schema.name, capture: capture)
-                    return statement.changedRows
-                }
-            }
-            guard let key = capture.selectedIDColumn else { return try update(capture) }
+        let changed = try executor.write(.update, on: schema, render: { capture in
+            let update = try updateStatement(columns: columns, returning: capture.returning)
+            return CRUDStatementText(update.sql, update.parameters, firstParameter: update.assigned)
+        }, idsOf: { key in
             var builder = SQLBuilder(dialect: executor.dialect)
             let query = try builder.rootQuery(plan, selecting: "t0." + executor.dialect.quote(schema.columns[key].name), limit: nil, ordered: false)
-            return try session.write(recording: .update, in: schema.name, idsOf: query, bind: { binder in
-                for (position, value) in builder.parameters.enumerated() { try value.bind(to: &binder, at: position) }
-            }) { try update(.unobserved) }
-        }
+            return CRUDStatementText(query, builder.parameters)
+        }, bind: { binder in
+            try instance.crudBind(columns: columns, to: &binder)
+        })
         return Update(changedRows: changed)
     }
 
@@ -286,15 +229,10 @@ extension DeleteAble {
         return try executor.reporting {
             try plan.validate()
             let schema = OverAllForm.crudSchema
-            let changed = try executor.withSession(.write) { session in
-                let capture = session.changeCapture(for: schema, writing: .delete)
+            let changed = try executor.write(.delete, on: schema) { capture in
                 var builder = SQLBuilder(dialect: executor.dialect)
-                let sql = try builder.delete(schema, filter: plan.filter, root: OverAllForm.self)
-                    + builder.returningClause(schema, capture.returning)
-                return try session.withStatement(sql, builder.parameters) { statement in
-                    try session.step(statement, writing: .delete, in: schema.name, capture: capture)
-                    return statement.changedRows
-                }
+                let sql = try builder.delete(schema, filter: plan.filter, root: OverAllForm.self) + builder.returningClause(schema, capture.returning)
+                return CRUDStatementText(sql, builder.parameters)
             }
             return Delete(changedRows: changed)
         }
@@ -321,12 +259,10 @@ extension Table {
             if !columns.contains(column) { columns.append(column) }
         }
         let sql = SQLBuilder(dialect: executor.dialect).createIndex(on: A.crudSchema, columns: columns, unique: unique)
-        try executor.schemaChange("index on \(A.self)", tables: [A.crudSchema.name], single: true) { session in
-            do {
-                try session.run(sql)
-            } catch let error as CRUDSQLExeError where !session.dialect.createIndexIfNotExists && session.dialect.indexAlreadyExists(error) {
-                // Without IF NOT EXISTS, the database's refusal of an existing index is the same answer.
-            }
+        let dialect = executor.dialect
+        // Without IF NOT EXISTS, the database's refusal of an existing index is the same answer.
+        try executor.schemaChange("index on \(A.self)", tables: [A.crudSchema.name], run: sql) { error in
+            !dialect.createIndexIfNotExists && dialect.indexAlreadyExists(error)
         }
         return Index(table: self)
     }

@@ -51,7 +51,7 @@ extension Database {
     ///   nullability mismatch; `CRUDSQLExeError` when the database cannot be read.
     public func checkSchema(_ models: [any CRUDModel.Type]) throws {
         try executor.reporting {
-            let differences = try executor.withSession(.read) { session in
+            let differences = try executor.readingCatalog(.read) { catalog in
                 var checked: Set<String> = []
                 var differences: [CRUDSchemaDifference] = []
                 var pending = models
@@ -59,8 +59,8 @@ extension Database {
                     let schema = model.crudSchema
                     guard checked.insert(schema.name).inserted else { continue }
                     pending.append(contentsOf: schema.relations.map(\.target))
-                    differences += try Self.differences(of: schema, from: session.connection.columns(ofTable: schema.name, using: session.catalog),
-                                                        in: session.dialect)
+                    differences += try Self.differences(of: schema, from: catalog.columns(ofTable: schema.name),
+                                                        in: catalog.dialect)
                 }
                 return differences
             }

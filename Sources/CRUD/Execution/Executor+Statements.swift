@@ -1,0 +1,141 @@
+/// A statement as the renderer wrote it: its text, and the values it binds itself from position
+/// `firstParameter` on (the positions before are the caller's: a model's columns).
+@usableFromInline
+struct CRUDStatementText {
+    @usableFromInline let sql: String
+    @usableFromInline let parameters: [CRUDDatabaseValue]
+    @usableFromInline let firstParameter: Int
+
+    @usableFromInline
+    init(_ sql: String, _ parameters: [CRUDDatabaseValue] = [], firstParameter: Int = 0) {
+        self.sql = sql
+        self.parameters = parameters
+        self.firstParameter = firstParameter
+    }
+}
+
+/// The chain's statements meet a connection here: the one place that takes a session, prepares,
+/// binds and steps for a query or a write, and records what a write changes for observers. The
+/// closures are generic and non-escaping, so the model's reader or binder is specialized in the
+/// caller's module.
+extension CRUDExecutor {
+    /// Runs a statement that reads, on a session for `access`: `body` steps it and reads its rows.
+    /// - Throws: `CRUDSQLExeError`; what `body` throws.
+    @inlinable
+    func query<T>(_ access: CRUDAccess, _ text: CRUDStatementText, _ body: (Connection.Statement) throws -> T) throws -> T {
+        try withSession(access) { session in
+            try session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter, body)
+        }
+    }
+
+    /// Runs a query on the statement each connection keeps for it at `slot` (prepared once per
+    /// connection, `sql`): `body` binds this run's values, steps it and reads its rows.
+    /// - Throws: `CRUDSQLExeError`; what `body` throws.
+    @inlinable
+    func query<T>(kept slot: CRUDStatementSlot, _ sql: String, _ body: (Connection.Statement) throws -> T) throws -> T {
+        try withSession(.read) { session in
+            try session.withOwnedStatement(slot, sql, body)
+        }
+    }
+
+    /// Runs the user's statement `sql` with `bindings` on a write session: `body` steps it and reads
+    /// its rows. Afterwards the session checks the text for transaction control (a raw `BEGIN`),
+    /// which it refuses outside its own transactions.
+    /// - Throws: `CRUDSQLExeError`, `CRUDSQLGenError`; what `body` throws.
+    func raw<T>(_ sql: String, _ bindings: [CRUDDatabaseValue], _ body: (Connection.Statement) throws -> T) throws -> T {
+        try withSession(.write) { session in
+            let result = try session.withStatement(sql, bindings, body)
+            try session.checkRawTransactionControl(sql)
+            return result
+        }
+    }
+
+    /// Runs a write of `kind` on the table of `schema` (an UPDATE or a DELETE) and returns the rows
+    /// it changed, recording them for observers: by the ids the statement returns where `render`
+    /// adds them (given the capture, which says whether any are wanted), by the ids `idsOf` selects
+    /// (given the id column), locked, before the write where the database cannot return them
+    /// (MySQL's UPDATE), or else as a change of the table. `bind` binds the caller's values (a model's columns); `row` reads each
+    /// row the statement returns, whose id observers need is result column `idColumn`.
+    /// - Throws: `CRUDSQLExeError`, `CRUDEncoderError`; what the closures throw.
+    func write(_ kind: CRUDChangeKind, on schema: CRUDTableSchema, render: (CRUDChangeCapture) throws -> CRUDStatementText,
+               idsOf: ((Int) throws -> CRUDStatementText)? = nil, bind: (inout Connection.Statement) throws -> Void = { _ in },
+               idColumn: Int = 0, row: (Connection.Statement) throws -> Void = { _ in }) throws -> Int {
+        try withSession(.write) { session in
+            let capture = session.changeCapture(for: schema, writing: kind)
+            func run(_ capture: CRUDChangeCapture) throws -> Int {
+                let text = try render(capture)
+                return try session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter) { statement in
+                    var binder = statement
+                    try bind(&binder)
+                    try session.step(statement, writing: kind, in: schema.name, capture: capture, idColumn: idColumn, row: row)
+                    return statement.changedRows
+                }
+            }
+            guard let key = capture.selectedIDColumn, let idsOf else { return try run(capture) }
+            let query = try idsOf(key)
+            return try session.write(recording: kind, in: schema.name, idsOf: query.sql, bind: { binder in
+                for (position, value) in query.parameters.enumerated() { try value.bind(to: &binder, at: query.firstParameter + position) }
+            }) { try run(.unobserved) }
+        }
+    }
+
+    /// Inserts `instances` (their `columns`, every column when `nil`), `perStatement` rows to a
+    /// statement (the statement for `n` rows from `render`, given the capture of the ids observers
+    /// want): full statements share one prepared statement, reset in between, and a shorter last
+    /// one gets its own; several statements run in one transaction. `row` reads each row a
+    /// statement returns, whose id observers need is result column `idColumn`. Returns a reader of
+    /// the last id the database made (`Insert.lastInsertId()`). Inlinable, so that the model's
+    /// generated binder is called directly in the caller's module.
+    /// - Throws: `CRUDSQLExeError`, `CRUDEncoderError`; what the closures throw.
+    @inlinable
+    func insert<Model: CRUDModel>(_ instances: [Model], columns: [Int]?, perStatement: Int,
+                                  render: (CRUDChangeCapture, _ rows: Int) throws -> CRUDStatementText,
+                                  idColumn: Int = 0, row: (Connection.Statement) throws -> Void = { _ in }) throws -> () throws -> Int? {
+        try withSession(.write) { session in
+            let capture = session.changeCapture(for: Model.crudSchema, writing: .insert)
+            let width = columns?.count ?? Model.crudSchema.columns.count
+            let table = Model.crudSchema.name
+            func run(rows count: Int, from first: Int, times: Int) throws {
+                let text = try render(capture, count)
+                try session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter) { statement in
+                    var binder = statement
+                    for time in 0 ..< times {
+                        if time > 0 { try statement.reset() }
+                        let start = first + time * count
+                        for inStatement in 0 ..< count {
+                            try instances[start + inStatement].crudBind(columns: columns, to: &binder, from: inStatement * width)
+                        }
+                        try session.step(statement, writing: .insert, in: table, capture: capture, idColumn: idColumn, row: row)
+                    }
+                }
+            }
+            func all() throws {
+                let full = instances.count / perStatement
+                if full > 0 { try run(rows: perStatement, from: 0, times: full) }
+                let rest = instances.count - full * perStatement
+                if rest > 0 { try run(rows: rest, from: full * perStatement, times: 1) }
+            }
+            if instances.count > 1 { try session.transaction(.default, all) } else { try all() }
+            return lastInsertId(after: session)
+        }
+    }
+
+    /// A reader of the last id `session`'s database made, as long as the session runs nothing else:
+    /// afterwards the id may be another statement's, and the reader throws.
+    @usableFromInline
+    func lastInsertId(after session: CRUDSession<Connection>) -> () throws -> Int? {
+        let ran = session.statementsRun
+        return { try self.reporting {
+            let id = try self.withSessionItself(session) { () throws -> Int?? in
+                guard session.statementsRun == ran else { return nil }
+                return .some(try session.connection.lastInsertId())
+            }
+            guard let id = id ?? nil else {
+                throw CRUDSQLExeError(
+                    "lastInsertId(): the connection that ran the insert has run other statements since, so its last id may be "
+                        + "another's; call lastInsertId() right after the insert, or use returning(…) to get the row's values")
+            }
+            return id
+        } }
+    }
+}

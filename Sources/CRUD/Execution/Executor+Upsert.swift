@@ -1,0 +1,112 @@
+// How an upsert runs: with the dialect's conflict clause where it names the target, or row by row,
+// inserting and updating on a collision with the target, where none does (MySQL).
+
+extension CRUDExecutor {
+    /// Inserts `instances`, each in order; a row whose `target` columns match a stored row sets the
+    /// `updated` columns instead (keeps the stored row when there are none). Returns the rows inserted
+    /// or updated.
+    /// - Throws: `CRUDSQLExeError` of kind `.conflictTargetNotUnique` before writing when `target` is
+    ///   neither the primary key nor a unique constraint; `CRUDSQLExeError`, `CRUDEncoderError`.
+    func upsert<A: CRUDModel>(_ instances: [A], target: [Int], updated: [Int]) throws -> Int {
+        let schema = A.crudSchema
+        return try withSession(.write) { session in
+            let dialect = session.dialect
+            let names = target.map { schema.columns[$0].name }
+            // Found out before anything is written, and the same on every backend: the databases
+            // tell a target that is not a key only by a general error code.
+            let keys = try session.uniqueKeys(of: schema.name, exactly: names)
+            guard !keys.isEmpty else {
+                throw CRUDSQLExeError(
+                    "upsert: the conflict target (\(names.joined(separator: ", "))) of \(A.self) is neither its primary key nor a unique constraint, so the "
+                        + "database cannot tell which row conflicts; declare .unique(…) in crudConstraints or name the primary key",
+                    kind: .conflictTargetNotUnique, table: schema.name)
+            }
+            guard let clause = dialect.upsertClause(target: names.map(dialect.quote), update: updated.map { dialect.quote(schema.columns[$0].name) }) else {
+                return try session.transaction(.default) {
+                    try insertOrUpdate(instances, target: target, keys: keys, updated: updated, in: session)
+                }
+            }
+            let capture = session.changeCapture(for: schema, writing: .insert)
+            var returning = ""
+            if let id = capture.idColumn, let inserted = dialect.upsertInsertedFlag {
+                returning = " RETURNING \(dialect.quote(schema.columns[id].name)), \(inserted)"
+            }
+            let sql = SQLBuilder(dialect: dialect).insert(into: schema, columns: Array(schema.columns.indices)) + clause + returning
+            func write() throws -> Int {
+                try session.withStatement(sql) { statement in
+                    var binder = statement
+                    var written = 0
+                    for (index, instance) in instances.enumerated() {
+                        if index > 0 { try statement.reset() }
+                        try instance.crudBindRow(to: &binder, from: 0)
+                        if returning.isEmpty {
+                            try session.step(statement, writing: .insert, in: schema.name, capture: CRUDChangeCapture(observed: capture.observed, idColumn: nil))
+                        } else {
+                            while try statement.step() {
+                                session.recorder.record(try statement.readBool(1) ? .insert : .update, table: schema.name,
+                                                        id: Int(try statement.readInt64(0)))
+                            }
+                        }
+                        written += statement.changedRows
+                    }
+                    return written
+                }
+            }
+            return instances.count > 1 ? try session.transaction(.default, write) : try write()
+        }
+    }
+
+    /// The upsert where no clause names the conflict target (MySQL): each row is inserted, and one
+    /// whose insert collides with a stored row is updated by the target instead (kept, when nothing
+    /// is to be updated). The database names only one of the keys a row collides on, not always the
+    /// target's, so a collision on another key counts as the target's when a row with the target's
+    /// values exists; otherwise it fails, as it does elsewhere. Runs inside a transaction, so the
+    /// lock the collision takes keeps the row until it is updated.
+    private func insertOrUpdate<A: CRUDModel>(_ instances: [A], target: [Int], keys: Set<String>, updated: [Int],
+                                              in session: Session) throws -> Int {
+        let schema = A.crudSchema
+        let builder = SQLBuilder(dialect: session.dialect)
+        let insertCapture = session.changeCapture(for: schema, writing: .insert)
+        let insert = builder.insert(into: schema, columns: Array(schema.columns.indices), returning: insertCapture.returning)
+        let update = updated.isEmpty ? nil : builder.update(schema, columns: updated, matching: target)
+        let existing = builder.select(target[0], of: schema, matching: target)
+        var written = 0
+        for instance in instances {
+            let collision = try session.attemptStatement(insert, expected: { $0.kind == .uniqueViolation }) {
+                var binder = $0
+                try instance.crudBindRow(to: &binder, from: 0)
+                try session.step($0, writing: .insert, in: schema.name, capture: insertCapture)
+            }
+            if let collision {
+                let onTarget = try collision.constraint.map(keys.contains) == true || session.withStatement(existing) { statement in
+                    var binder = statement
+                    try instance.crudBind(columns: target, to: &binder)
+                    return try statement.step()
+                }
+                guard onTarget else { throw collision }
+                guard let update else { continue }
+                func write(_ capture: CRUDChangeCapture) throws {
+                    try session.withStatement(update) { statement in
+                        var binder = statement
+                        try instance.crudBind(columns: updated, to: &binder)
+                        try instance.crudBind(columns: target, to: &binder, from: updated.count)
+                        try session.step(statement, writing: .update, in: schema.name, capture: capture)
+                        guard statement.changedRows == 1 else {
+                            throw CRUDSQLExeError("upsert: the stored row of \(A.self) that a new one collided with was gone before it could be "
+                                + "updated; run the upsert again", sql: update)
+                        }
+                    }
+                }
+                let capture = session.changeCapture(for: schema, writing: .update)
+                if let key = capture.selectedIDColumn {
+                    try session.write(recording: .update, in: schema.name, idsOf: builder.select(key, of: schema, matching: target),
+                                      bind: { try instance.crudBind(columns: target, to: &$0) }) { try write(.unobserved) }
+                } else {
+                    try write(capture)
+                }
+            }
+            written += 1
+        }
+        return written
+    }
+}

@@ -1,0 +1,92 @@
+/// What a schema change runs through: its statements, and the catalog reads it decides them by, on
+/// the session the executor chose for it (`schemaChange`, `schemaTransaction`, `readingCatalog`),
+/// so that they are logged and reported as every statement is.
+struct CRUDSchemaSteps<Connection: CRUDConnection> {
+    private let session: CRUDSession<Connection>
+
+    init(_ session: CRUDSession<Connection>) {
+        self.session = session
+    }
+
+    /// How this database spells SQL.
+    var dialect: any CRUDDialect { session.dialect }
+
+    /// Runs one statement that takes no parameters and returns no rows.
+    /// - Throws: `CRUDSQLExeError`.
+    func run(_ sql: String) throws {
+        try session.run(sql)
+    }
+
+    /// The table's columns as the database declares them, or `nil` when it has no such table.
+    /// - Throws: `CRUDSQLExeError`.
+    func columns(ofTable table: String) throws -> [CRUDDatabaseColumn]? {
+        try session.connection.columns(ofTable: table, using: session.catalog)
+    }
+
+    /// The names of the table's constraints.
+    /// - Throws: `CRUDSQLExeError`.
+    func constraintNames(ofTable table: String) throws -> Set<String> {
+        try session.connection.constraintNames(ofTable: table, using: session.catalog)
+    }
+
+    /// The table's `CREATE TABLE` statement as the database keeps it, where it keeps one (SQLite).
+    /// - Throws: `CRUDSQLExeError`.
+    func tableDefinition(ofTable table: String) throws -> String? {
+        try session.connection.tableDefinition(ofTable: table, using: session.catalog)
+    }
+
+    /// The table's indexes: the statement that makes each, and its columns.
+    /// - Throws: `CRUDSQLExeError`.
+    func indexes(ofTable table: String) throws -> [(sql: String, columns: [String])] {
+        try session.connection.indexes(ofTable: table, using: session.catalog)
+    }
+
+    /// The largest key the table has given, where the database keeps such a counter.
+    /// - Throws: `CRUDSQLExeError`.
+    func keyCounter(ofTable table: String) throws -> Int64? {
+        try session.connection.keyCounter(ofTable: table, using: session.catalog)
+    }
+
+    /// Raises the table's key counter to `value`.
+    /// - Throws: `CRUDSQLExeError`.
+    func raiseKeyCounter(ofTable table: String, to value: Int64) throws {
+        try session.connection.raiseKeyCounter(ofTable: table, to: value, using: session.catalog)
+    }
+
+    /// Whether dropping a table now would run its foreign keys' actions on other tables.
+    /// - Throws: `CRUDSQLExeError`.
+    func dropRunsForeignKeyActions() throws -> Bool {
+        try session.connection.dropRunsForeignKeyActions(using: session.catalog)
+    }
+}
+
+extension CRUDExecutor {
+    /// Runs `body`'s catalog reads on a session for `access`.
+    /// - Throws: what `body` throws.
+    func readingCatalog<T>(_ access: CRUDAccess, _ body: (CRUDSchemaSteps<Connection>) throws -> T) throws -> T {
+        try withSession(access) { try body(CRUDSchemaSteps($0)) }
+    }
+}
+
+/// A session running catalog reads: through `withStatement` and `run`, so the query log and the
+/// error boundary see them as they see every other statement.
+struct CRUDSessionCatalog<Connection: CRUDConnection>: CRUDCatalogRunner {
+    typealias Statement = Connection.Statement
+
+    let session: CRUDSession<Connection>
+
+    func forEachRow(_ sql: String, _ parameters: [CRUDDatabaseValue], _ row: (Connection.Statement) throws -> Void) throws {
+        try session.withStatement(sql, parameters) { statement in
+            while try statement.step() { try row(statement) }
+        }
+    }
+
+    func execute(_ sql: String) throws {
+        try session.run(sql)
+    }
+}
+
+extension CRUDSession {
+    /// The session as the runner of a driver's catalog reads.
+    var catalog: CRUDSessionCatalog<Connection> { CRUDSessionCatalog(session: self) }
+}
