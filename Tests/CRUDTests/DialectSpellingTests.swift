@@ -50,4 +50,28 @@ struct DialectSpellingTests {
         #expect(files > 50, "the scan read the runtime's sources: \(files)")
         #expect(found.isEmpty, "\(found)")
     }
+
+    @Test("no SQL statement is written outside the renderer and the dialect: the chain, the executor and migrations ask SQLBuilder")
+    func statementsComeFromTheRenderer() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appending(path: "Sources/CRUD")
+        let owners: Set<String> = ["Connection/CRUDDialect.swift", "SQL/SQLBuilder.swift"]
+        // A string that starts a statement or a clause; reading SQL (splitting a definition) is not writing it.
+        let statement = try Regex(#""(SELECT|INSERT INTO|UPDATE|DELETE FROM|ALTER TABLE|CREATE|DROP|CONSTRAINT|CAST\()[ (]|" (RETURNING|GROUP BY|WHERE|FROM|ON CONFLICT) "#)
+        var found: [String] = []
+        var files = 0
+        let enumerator = try #require(FileManager.default.enumerator(atPath: sources.path))
+        while let path = enumerator.nextObject() as? String {
+            guard path.hasSuffix(".swift"), !owners.contains(path) else { continue }
+            files += 1
+            let text = try String(contentsOf: sources.appending(path: path), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                guard !code.hasPrefix("//"), !code.contains("separatedBy:"), code.contains(statement) else { continue }
+                found.append("\(path):\(number + 1): \(code)")
+            }
+        }
+        #expect(files > 50, "the scan read the runtime's sources: \(files)")
+        #expect(found.isEmpty, "\(found)")
+    }
 }

@@ -29,7 +29,7 @@ extension CRUDExecutor {
             let capture = session.changeCapture(for: schema, writing: .insert)
             var returning = ""
             if let id = capture.idColumn, let inserted = dialect.upsertInsertedFlag {
-                returning = " RETURNING \(dialect.quote(schema.columns[id].name)), \(inserted)"
+                returning = SQLBuilder(dialect: dialect).upsertReturning(schema, id: id, insertedFlag: inserted)
             }
             let sql = SQLBuilder(dialect: dialect).insert(into: schema, columns: Array(schema.columns.indices)) + clause + returning
             func write() throws -> Int {

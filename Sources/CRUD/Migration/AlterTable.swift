@@ -67,13 +67,10 @@ extension Database {
         }
         let existing = try steps.constraintNames(ofTable: schema.name)
         for constraint in try A.crudConstraintDefinitions(in: dialect) where !existing.contains(constraint.name) {
-            actions.append("ADD \(constraint.sql)")
+            actions.append(builder.addConstraintAction(constraint.sql))
         }
-        let table = "ALTER TABLE \(dialect.quote(schema.name)) "
-        if dialect.transactionalDDL {
-            for action in actions { try steps.run(table + action) }
-        } else if !actions.isEmpty {
-            try steps.run(table + actions.joined(separator: ", "))
+        for statement in builder.alterTable(schema.name, actions: actions, together: !dialect.transactionalDDL) {
+            try steps.run(statement)
         }
     }
 
@@ -121,10 +118,9 @@ extension Database {
         let values = schema.columns.enumerated().map { index, column in
             change.sources[index].map { dialect.quote($0.name) } ?? (column.isOptional ? "NULL" : dialect.zeroValue(column.type))
         }
-        try steps.run("INSERT INTO \(dialect.quote(temporary)) (\(schema.columns.map { dialect.quote($0.name) }.joined(separator: ", "))) "
-            + "SELECT \(values.joined(separator: ", ")) FROM \(dialect.quote(schema.name))")
+        try steps.run(builder.copyRows(into: temporary, columns: schema.columns.map(\.name), values: values, from: schema.name))
         try steps.run(builder.dropTable(schema.name))
-        try steps.run("ALTER TABLE \(dialect.quote(temporary)) RENAME TO \(dialect.quote(schema.name))")
+        try steps.run(builder.renameTable(temporary, to: schema.name))
         if let counter {
             try steps.raiseKeyCounter(ofTable: schema.name, to: counter)
         }

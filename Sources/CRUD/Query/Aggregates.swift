@@ -135,21 +135,11 @@ extension SelectAble {
             }
             return dialect.quote(OverAllForm.crudSchema.columns[column].name)
         }
-        // The inner query names its columns, so that a key and a value of one column do not clash.
-        let selected = columns.enumerated().map { "t0.\($1) AS crud_\($0)" }.joined(separator: ", ")
-        var value = "\(function.rawValue)(*)"
-        if keyPath != nil {
-            value = "\(function.rawValue)(crud_rows.crud_\(columns.count - 1))"
-            // The type of a sum or mean varies (PostgreSQL sums integers as numeric); the cast gives
-            // the type the result is read as. The smallest and largest keep the column's own.
-            if function == .sum || function == .avg {
-                value = "CAST(\(value) AS \(dialect.castType(Result.crudColumnType)))"
-            }
-        }
+        // The type of a sum or mean varies (PostgreSQL sums integers as numeric); the cast gives
+        // the type the result is read as. The smallest and largest keep the column's own.
+        let cast = keyPath != nil && (function == .sum || function == .avg) ? dialect.castType(Result.crudColumnType) : nil
         var builder = SQLBuilder(dialect: dialect)
-        let rows = try builder.rootQuery(plan, selecting: selected, limit: plan.limit, ordered: false)
-        let grouping = key == nil ? "" : " GROUP BY crud_rows.crud_0"
-        let select = key == nil ? value : "crud_rows.crud_0, \(value)"
-        return ("SELECT \(select) FROM (\(rows)) AS crud_rows\(grouping)", builder.parameters)
+        let sql = try builder.aggregate(plan, function.rawValue, columns: columns, grouped: key != nil, cast: cast)
+        return (sql, builder.parameters)
     }
 }

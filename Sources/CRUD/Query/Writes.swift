@@ -196,7 +196,7 @@ extension UpdateAble {
             return CRUDStatementText(update.sql, update.parameters, firstParameter: update.assigned)
         }, idsOf: { key in
             var builder = SQLBuilder(dialect: executor.dialect)
-            let query = try builder.rootQuery(plan, selecting: "t0." + executor.dialect.quote(schema.columns[key].name), limit: nil, ordered: false)
+            let query = try builder.rootColumn(plan, key, of: schema)
             return CRUDStatementText(query, builder.parameters)
         }, bind: { binder in
             try instance.crudBind(columns: columns, to: &binder)

@@ -196,6 +196,27 @@ struct SQLBuilder {
     }
 
     /// The root rows' columns in table order.
+    /// The root query's values of one column of the root model (its key), unordered: the rows a
+    /// write changes, selected first where it cannot return them.
+    mutating func rootColumn(_ plan: CRUDQueryPlan, _ column: Int, of schema: CRUDTableSchema) throws -> String {
+        try rootQuery(plan, selecting: "t0." + quote(schema.columns[column].name), limit: nil, ordered: false)
+    }
+
+    /// `function` over the root query's rows (of the `columns` it is given, quoted: the value's
+    /// last, after the grouping key's when `grouped`), `CAST` to `cast` where given; `function(*)`
+    /// without a value column.
+    mutating func aggregate(_ plan: CRUDQueryPlan, _ function: String, columns: [String], grouped: Bool, cast: String?) throws -> String {
+        // The inner query names its columns, so that a key and a value of one column do not clash.
+        let selected = columns.enumerated().map { "t0.\($1) AS crud_\($0)" }.joined(separator: ", ")
+        let valued = columns.count > (grouped ? 1 : 0)
+        var value = valued ? "\(function)(crud_rows.crud_\(columns.count - 1))" : "\(function)(*)"
+        if valued, let cast { value = "CAST(\(value) AS \(cast))" }
+        let rows = try rootQuery(plan, selecting: selected, limit: plan.limit, ordered: false)
+        return grouped
+            ? "SELECT crud_rows.crud_0, \(value) FROM (\(rows)) AS crud_rows GROUP BY crud_rows.crud_0"
+            : "SELECT \(value) FROM (\(rows)) AS crud_rows"
+    }
+
     mutating func select(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?) throws -> String {
         try rootQuery(plan, selecting: columnList(plan.root.crudSchema, alias: "t0"), limit: limit)
     }
@@ -260,6 +281,12 @@ struct SQLBuilder {
             sql = "INSERT INTO \(quote(schema.name)) (\(names)) VALUES \(tuples.joined(separator: ", "))"
         }
         return sql + returningClause(schema, returning)
+    }
+
+    /// What an upsert returns for observers: the row's id and the dialect's flag of whether it was
+    /// inserted.
+    func upsertReturning(_ schema: CRUDTableSchema, id: Int, insertedFlag: String) -> String {
+        " RETURNING \(quote(schema.columns[id].name)), \(insertedFlag)"
     }
 
     func returningClause(_ schema: CRUDTableSchema, _ columns: [Int]) -> String {
@@ -336,6 +363,45 @@ struct SQLBuilder {
     /// `ADD COLUMN`, a non-optional one filled with its type's zero value.
     func addColumnAction(_ column: CRUDColumnSchema) -> String {
         "ADD COLUMN \(columnDefinition(column, isPrimaryKey: false))" + (column.isOptional ? "" : " DEFAULT " + dialect.zeroValue(column.type))
+    }
+
+    /// A foreign key of `columns` on `table`'s `column`, for `CREATE TABLE` or `ADD`.
+    func foreignKey(_ name: String, columns: [String], references table: String, column: String,
+                    onDelete: CRUDReferentialAction, onUpdate: CRUDReferentialAction) -> String {
+        "CONSTRAINT \(quote(name)) FOREIGN KEY (\(columns.map(quote).joined(separator: ", "))) REFERENCES \(quote(table)) "
+            + "(\(quote(column))) ON DELETE \(onDelete.rawValue) ON UPDATE \(onUpdate.rawValue)"
+    }
+
+    /// A unique constraint over `columns`.
+    func unique(_ name: String, columns: [String]) -> String {
+        "CONSTRAINT \(quote(name)) UNIQUE (\(columns.map(quote).joined(separator: ", ")))"
+    }
+
+    /// A check of the user's `condition`, which is SQL of the schema, not a value.
+    func check(_ name: String, _ condition: String) -> String {
+        "CONSTRAINT \(quote(name)) CHECK (\(condition))"
+    }
+
+    /// `ALTER TABLE "table" ` and each action: one statement per action, or all in one.
+    func alterTable(_ table: String, actions: [String], together: Bool) -> [String] {
+        let prefix = "ALTER TABLE \(quote(table)) "
+        if together { return actions.isEmpty ? [] : [prefix + actions.joined(separator: ", ")] }
+        return actions.map { prefix + $0 }
+    }
+
+    /// The action that adds a constraint, given its definition.
+    func addConstraintAction(_ definition: String) -> String {
+        "ADD \(definition)"
+    }
+
+    /// Copies every row of `source` into `target`'s `columns`, each the expression in `values` at
+    /// its position (a source column, quoted, or a constant).
+    func copyRows(into target: String, columns: [String], values: [String], from source: String) -> String {
+        "INSERT INTO \(quote(target)) (\(columns.map(quote).joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(quote(source))"
+    }
+
+    func renameTable(_ table: String, to name: String) -> String {
+        "ALTER TABLE \(quote(table)) RENAME TO \(quote(name))"
     }
 
     func dropTable(_ table: String) -> String {

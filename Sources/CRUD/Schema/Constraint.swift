@@ -77,7 +77,7 @@ public struct CRUDConstraint<Model: CRUDModel>: Sendable {
             }
             return schema.columns[index].name
         }
-        let list = names.map(dialect.quote).joined(separator: ", ")
+        let builder = SQLBuilder(dialect: dialect)
         switch kind {
         case let .foreignKey(targetModel, onDelete, onUpdate):
             guard let target, let index = targetModel.crudColumnIndex(ofAny: target) else {
@@ -88,14 +88,14 @@ public struct CRUDConstraint<Model: CRUDModel>: Sendable {
                     + "but does not carry out (InnoDB then refuses the delete or update, error 1451); use .setNull, .cascade or .restrict")
             }
             let constraint = name ?? SQLBuilder.identifier("\(schema.name)_\(names.joined(separator: "_"))_fkey", fitting: dialect.maxIdentifierBytes)
-            return (constraint, "CONSTRAINT \(dialect.quote(constraint)) FOREIGN KEY (\(list)) REFERENCES \(dialect.quote(targetModel.crudSchema.name)) "
-                + "(\(dialect.quote(targetModel.crudSchema.columns[index].name))) ON DELETE \(onDelete.rawValue) ON UPDATE \(onUpdate.rawValue)")
+            return (constraint, builder.foreignKey(constraint, columns: names, references: targetModel.crudSchema.name,
+                                                   column: targetModel.crudSchema.columns[index].name, onDelete: onDelete, onUpdate: onUpdate))
         case .unique:
             let constraint = name ?? SQLBuilder.identifier("\(schema.name)_\(names.joined(separator: "_"))_key", fitting: dialect.maxIdentifierBytes)
-            return (constraint, "CONSTRAINT \(dialect.quote(constraint)) UNIQUE (\(list))")
+            return (constraint, builder.unique(constraint, columns: names))
         case let .check(condition):
             let constraint = name ?? SQLBuilder.identifier("\(schema.name)_check", fitting: dialect.maxIdentifierBytes)
-            return (constraint, "CONSTRAINT \(dialect.quote(constraint)) CHECK (\(condition))")
+            return (constraint, builder.check(constraint, condition))
         }
     }
 }
