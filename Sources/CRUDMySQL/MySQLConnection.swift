@@ -210,8 +210,8 @@ public final class MySQLConnection: CRUDConnection {
     /// made none: the same row as on the other backends.
     /// - Throws: `CRUDSQLExeError` when the server gave a multi-row insert ids that need not be
     ///   consecutive, or cannot be asked.
-    @_spi(CRUDDriver) public func lastInsertId() throws -> Int? {
-        try lastInsertIdUnsigned().map { Int(truncatingIfNeeded: $0) }
+    @_spi(CRUDDriver) public func lastInsertId(using runner: some CRUDCatalogRunner<Statement>) throws -> Int? {
+        try lastInsertIdUnsigned(using: runner).map { Int(truncatingIfNeeded: $0) }
     }
 
     /// The same, unsigned, as MySQL reports it: Perfect-CRUD's `lastInsertId() -> UInt64?`.
@@ -223,7 +223,7 @@ public final class MySQLConnection: CRUDConnection {
     /// 1). Of an `INSERT … RETURNING` it reports nothing: the engine tells the ids it read.
     /// - Throws: `CRUDSQLExeError` as `lastInsertId()`, and for an `INSERT … RETURNING` whose ids
     ///   nobody read.
-    public func lastInsertIdUnsigned() throws -> UInt64? {
+    private func lastInsertIdUnsigned(using runner: some CRUDCatalogRunner<Statement>) throws -> UInt64? {
         let (reported, rows) = lastInsert
         guard let reported else {
             throw CRUDSQLExeError("lastInsertId(): the last insert returned rows (INSERT … RETURNING), of which MySQL reports no id; "
@@ -231,14 +231,16 @@ public final class MySQLConnection: CRUDConnection {
         }
         guard reported != 0 else { return nil }
         guard rows > 1 else { return reported }
-        let statement = try prepare("SELECT LAST_INSERT_ID(), @@auto_increment_increment, @@innodb_autoinc_lock_mode")
-        defer { release(statement) }
-        guard try statement.step(), UInt64(bitPattern: try statement.readInt64(0)) == reported else { return reported }
-        guard try statement.readInt64(2) < 2 else {
+        var server: (first: UInt64, increment: UInt64, lockMode: Int64)?
+        try runner.forEachRow("SELECT LAST_INSERT_ID(), @@auto_increment_increment, @@innodb_autoinc_lock_mode", []) { statement in
+            server = (UInt64(bitPattern: try statement.readInt64(0)), UInt64(try statement.readInt64(1)), try statement.readInt64(2))
+        }
+        guard let server, server.first == reported else { return reported }
+        guard server.lockMode < 2 else {
             throw CRUDSQLExeError("lastInsertId(): the server runs with innodb_autoinc_lock_mode = 2, which may give the rows of one insert "
                 + "ids that are not consecutive, so the last row's id is not known; insert that row on its own, or use returning(…)")
         }
-        return reported + UInt64(rows - 1) * UInt64(try statement.readInt64(1))
+        return reported + UInt64(rows - 1) * server.increment
     }
 
     private func ensureConnected() throws {

@@ -172,20 +172,24 @@ public final class PostgresConnection: CRUDConnection {
 
     /// `lastval()`: the last value an identity column or sequence produced in this session, or
     /// `nil` when none has. Inside a transaction it runs under a savepoint, so asking cannot abort it.
-    @_spi(CRUDDriver) public func lastInsertId() throws -> Int? {
+    @_spi(CRUDDriver) public func lastInsertId(using runner: some CRUDCatalogRunner<Statement>) throws -> Int? {
         try ensureConnected()
         let guarded = PQtransactionStatus(handle) != PQTRANS_IDLE
-        if guarded { try execute("SAVEPOINT crud_lastval") }
-        let result = PQexec(handle, "SELECT lastval()")
-        defer { PQclear(result) }
-        if let result, PQresultStatus(result) == PGRES_TUPLES_OK, PQntuples(result) == 1 {
-            if guarded { try execute("RELEASE SAVEPOINT crud_lastval") }
-            return Int(String(cString: PQgetvalue(result, 0, 0)))
+        let savepoint = "crud_lastval"
+        if guarded { try runner.execute(dialect.savepoint(savepoint)) }
+        do {
+            var id: Int?
+            try runner.forEachRow("SELECT lastval()", []) { id = Int(try $0.readInt64(0)) }
+            if guarded { try runner.execute(dialect.releaseSavepoint(savepoint)) }
+            return id
+        } catch let error as CRUDSQLExeError where error.code == "55000" {
+            // Not yet defined in this session: no identity or sequence has produced a value.
+            if guarded {
+                try runner.execute(dialect.rollbackToSavepoint(savepoint))
+                try runner.execute(dialect.releaseSavepoint(savepoint))
+            }
+            return nil
         }
-        let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
-        if guarded { try execute("ROLLBACK TO SAVEPOINT crud_lastval; RELEASE SAVEPOINT crud_lastval") }
-        guard state == "55000" else { throw error(result, sql: "SELECT lastval()") }
-        return nil
     }
 
     @_spi(CRUDDriver) public func columns(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [CRUDDatabaseColumn]? {

@@ -177,7 +177,8 @@ public final class SQLiteConnection: CRUDConnection {
         guard status == SQLITE_OK else { throw error(status, on: handle, path: path, sql: sql) }
     }
 
-    @_spi(CRUDDriver) public func lastInsertId() throws -> Int? {
+    /// `sqlite3_last_insert_rowid`: a C call, no statement.
+    @_spi(CRUDDriver) public func lastInsertId(using runner: some CRUDCatalogRunner<Statement>) throws -> Int? {
         Int(sqlite3_last_insert_rowid(handle))
     }
 

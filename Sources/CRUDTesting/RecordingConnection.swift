@@ -90,7 +90,7 @@ public final class RecordingConnection: CRUDConnection {
 
     @_spi(CRUDDriver) public func reconnect() throws {}
 
-    @_spi(CRUDDriver) public func lastInsertId() throws -> Int? { nil }
+    @_spi(CRUDDriver) public func lastInsertId(using runner: some CRUDCatalogRunner<Statement>) throws -> Int? { nil }
 
     @_spi(CRUDDriver) public func columns(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [CRUDDatabaseColumn]? { nil }
 

@@ -185,12 +185,13 @@ struct MySQLTests {
     func lastInsertId() throws {
         let db = try Self.database()
         try db.create(Defaults.self)
-        #expect(try db.withConnection { try $0.lastInsertIdUnsigned() } == nil)
+        #expect(try db.withConnection { try $0.lastInsertId(using: CRUDConnectionRunner($0)) } == nil)
         let inserted = try db.table(Defaults.self).insert(Defaults(id: nil, name: "first"))
         let first: UInt64? = try inserted.lastInsertId()
         #expect(first == 1, "UInt64, as Perfect-CRUD's MySQL form")
-        try db.table(Defaults.self).insert(Defaults(id: nil, name: "second"))
-        #expect(try db.withConnection { try $0.lastInsertIdUnsigned() } == UInt64(2))
+        let second = try db.table(Defaults.self).insert(Defaults(id: nil, name: "second"))
+        #expect(try second.lastInsertId() == UInt64(2))
+        #expect(try second.lastInsertId() == UInt64(2), "asking again reads the same id: the read is no other statement")
         #expect(try db.table(Defaults.self).order(by: \.id).select().map(\.name) == ["first", "second"])
 
         // Connector/C reports a multi-row insert's first generated id, and the last one given.

@@ -5,7 +5,7 @@ import Testing
 /// The query log shows every statement the library runs, its catalog reads included. Logging is
 /// global: these run with the logging suite, one at a time.
 extension LoggingTests {
-    @Test("the query log shows the catalog reads of create(.reconcileTable), upsert, alterTable and migrate", arguments: Backend.all)
+    @Test("the query log shows the catalog reads of create(.reconcileTable), upsert, lastInsertId, alterTable and migrate", arguments: Backend.all)
     func catalogReadsAreLogged(_ backend: Backend) throws { try catalogReadsAreLogged(backend.open(), backend) }
 
     func catalogReadsAreLogged<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) throws {
@@ -35,6 +35,17 @@ extension LoggingTests {
         let reconciled = try logged { try db.create(NoteV2.self, policy: .reconcileTable) }
         #expect(reconciled.contains { $0.contains(columns) }, "the table's columns: \(reconciled)")
         #expect(reconciled.contains { $0.contains("ALTER TABLE \(db.quote("Note")) ADD COLUMN \(db.quote("author"))") }, "\(reconciled)")
+
+        // SQLite asks its handle for the last id; the servers run a statement, which the log shows.
+        var id: Int?
+        let notes = [NoteV2(id: nil, text: "b", author: nil), NoteV2(id: nil, text: "c", author: nil)]
+        let idRead = try logged { id = try db.table(NoteV2.self).insert(notes, ignoreKeys: \.id).lastInsertId() }
+        #expect(id == 2)
+        switch backend {
+        case .sqlite: break
+        case .postgres: #expect(idRead.contains { $0.contains("SELECT lastval()") }, "\(idRead)")
+        case .mysql: #expect(idRead.contains { $0.contains("SELECT LAST_INSERT_ID()") }, "\(idRead)")
+        }
 
         let upserted = try logged { try db.table(NoteV2.self).upsert(NoteV2(id: 1, text: "a", author: nil), onConflict: \.id) }
         #expect(upserted.contains { $0.contains(keys) }, "the table's unique keys: \(upserted)")

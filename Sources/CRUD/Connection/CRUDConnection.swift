@@ -34,8 +34,9 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// - Throws: `CRUDSQLExeError`.
     @_spi(CRUDDriver) func execute(_ sql: String) throws
 
-    /// The row id of the last row inserted on this connection, where the database has one.
-    @_spi(CRUDDriver) func lastInsertId() throws -> Int?
+    /// The row id of the last row inserted on this connection, where the database has one; a
+    /// statement that asks the database for it runs on `runner`, so the query log shows it.
+    @_spi(CRUDDriver) func lastInsertId(using runner: some CRUDCatalogRunner<Statement>) throws -> Int?
 
     /// The columns of a table as the database declares them, in table order, or `nil` when the
     /// table does not exist.

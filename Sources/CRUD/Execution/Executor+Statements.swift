@@ -121,14 +121,17 @@ extension CRUDExecutor {
     }
 
     /// A reader of the last id `session`'s database made, as long as the session runs nothing else:
-    /// afterwards the id may be another statement's, and the reader throws.
+    /// afterwards the id may be another statement's, and the reader throws. The read is itself a
+    /// statement on some databases, so a successful read moves the mark past it.
     @usableFromInline
     func lastInsertId(after session: CRUDSession<Connection>) -> () throws -> Int? {
-        let ran = session.statementsRun
+        let mark = CRUDStatementMark(session.statementsRun)
         return { try self.reporting {
             let id = try self.withSessionItself(session) { () throws -> Int?? in
-                guard session.statementsRun == ran else { return nil }
-                return .some(try session.connection.lastInsertId())
+                guard session.statementsRun == mark.value else { return nil }
+                let id = try session.connection.lastInsertId(using: session.catalog)
+                mark.value = session.statementsRun
+                return .some(id)
             }
             guard let id = id ?? nil else {
                 throw CRUDSQLExeError(
@@ -138,4 +141,13 @@ extension CRUDExecutor {
             return id
         } }
     }
+}
+
+/// How many statements a session had run when a reader of its last id last looked.
+@usableFromInline
+final class CRUDStatementMark: @unchecked Sendable {
+    // Read and written only inside `withSessionItself`, which holds the session alone: under its
+    // gate, or taken from the pool.
+    @usableFromInline var value: Int
+    @usableFromInline init(_ value: Int) { self.value = value }
 }
