@@ -7,9 +7,7 @@ extension Database {
     /// the busy timeout); an in-memory database has only one connection, which the child shares.
     /// - Throws: `CRUDSQLExeError` when the connection cannot be opened.
     public func createChild() throws -> Database<C> {
-        return try executor.reporting {
-            Database(configuration: configuration, executor: try executor.child())
-        }
+        Database(configuration: configuration, executor: try executor.child())
     }
 
     /// Begins a transaction on this child's connection that stays open until `commitTransaction()`
@@ -17,26 +15,20 @@ extension Database {
     /// in-memory database) has a connection of its own to hold a transaction open across calls.
     /// - Throws: `CRUDSQLGenError` on a pooled database; `CRUDSQLExeError`.
     public func beginTransaction(_ mode: TransactionMode = .default) throws {
-        try executor.reporting {
-            try executor.beginTransaction(mode)
-        }
+        try executor.beginTransaction(mode)
     }
 
     /// Commits the innermost transaction `beginTransaction()` opened (releases its savepoint).
     /// - Throws: `CRUDSQLGenError` when none is open; `CRUDSQLExeError` when the commit fails, after
     ///   which the transaction is still open for `rollbackTransaction()`.
     public func commitTransaction() throws {
-        try executor.reporting {
-            try executor.commitTransaction()
-        }
+        try executor.commitTransaction()
     }
 
     /// Rolls back the innermost transaction `beginTransaction()` opened.
     /// - Throws: `CRUDSQLGenError` when none is open.
     public func rollbackTransaction() throws {
-        try executor.reporting {
-            try executor.rollbackTransaction()
-        }
+        try executor.rollbackTransaction()
     }
 }
 

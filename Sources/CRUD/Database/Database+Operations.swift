@@ -39,8 +39,9 @@ extension Database {
     @discardableResult
     public func create<A: CRUDModel>(_ type: A.Type, primaryKey: PartialKeyPath<A>? = nil,
                                      policy: TableCreatePolicy = .defaultPolicy) throws -> Create<A, Database<C>> {
-        try executor.reporting {
-            let key = try Self.primaryKeyColumn(primaryKey, of: A.self, for: "create")
+        var key: Int?
+        try executor.schemaChange("create(\(A.self).self)", tables: A.crudSchemaTables(deep: !policy.contains(.shallow)), checking: {
+            key = try Self.primaryKeyColumn(primaryKey, of: A.self, for: "create")
             if policy.contains(.neverReuseKeys) {
                 guard A.crudSchema.isIntegerColumn(key) else {
                     throw CRUDSQLGenError("create(\(A.self).self, policy: .neverReuseKeys): the database makes only integer keys, and "
@@ -48,12 +49,11 @@ extension Database {
                         + "; leave .neverReuseKeys out, or give the model an integer id")
                 }
             }
-            try executor.schemaChange("create(\(A.self).self)", tables: A.crudSchemaTables(deep: !policy.contains(.shallow))) { steps in
-                var created: Set<ObjectIdentifier> = []
-                try createTable(A.self, primaryKey: key, policy: policy, created: &created, on: steps)
-            }
-            return Create(table: table(A.self))
+        }) { steps in
+            var created: Set<ObjectIdentifier> = []
+            try createTable(A.self, primaryKey: key, policy: policy, created: &created, on: steps)
         }
+        return Create(table: table(A.self))
     }
 
     /// The column `primaryKey` names, or the model's `id` column when it is `nil`.
@@ -117,10 +117,8 @@ extension Database {
     /// discarded. Write parameters in the driver's form (`?` in SQLite, `$1` in PostgreSQL).
     /// - Throws: `CRUDSQLExeError`.
     public func sql(_ sql: String, bindings: Bindings = []) throws {
-        try executor.reporting {
-            try executor.raw(sql, bindings) { statement in
-                while try statement.step() {}
-            }
+        try executor.raw(sql, bindings) { statement in
+            while try statement.step() {}
         }
     }
 
@@ -129,31 +127,29 @@ extension Database {
     /// - Throws: `CRUDSQLExeError`; `CRUDDecoderError` when a model column is missing from the result
     ///   or a value does not fit.
     public func sql<A: CRUDModel>(_ sql: String, bindings: Bindings = [], _ type: A.Type) throws -> [A] {
-        return try executor.reporting {
-            try executor.raw(sql, bindings) { statement in
-                var results: [A] = []
-                var positions: [Int]?
-                while try statement.step() {
-                    if positions == nil {
-                        var byName: [String: Int] = [:]
-                        for column in 0 ..< statement.resultColumnCount where byName[statement.resultColumnName(column)] == nil {
-                            byName[statement.resultColumnName(column)] = column
-                        }
-                        positions = try A.crudSchema.columns.map { column in
-                            guard let position = byName[column.name] else {
-                                throw CRUDDecoderError("sql(): the result has no column \"\(column.name)\" for \(A.self); select every column of the model")
-                            }
-                            return position
-                        }
+        try executor.raw(sql, bindings) { statement in
+            var results: [A] = []
+            var positions: [Int]?
+            while try statement.step() {
+                if positions == nil {
+                    var byName: [String: Int] = [:]
+                    for column in 0 ..< statement.resultColumnCount where byName[statement.resultColumnName(column)] == nil {
+                        byName[statement.resultColumnName(column)] = column
                     }
-                    do {
-                        results.append(try A(crudRow: NamedColumnRow(base: statement, positions: positions!)))
-                    } catch let error as CRUDDecoderError {
-                        throw error.reading(A.self)
+                    positions = try A.crudSchema.columns.map { column in
+                        guard let position = byName[column.name] else {
+                            throw CRUDDecoderError("sql(): the result has no column \"\(column.name)\" for \(A.self); select every column of the model")
+                        }
+                        return position
                     }
                 }
-                return results
+                do {
+                    results.append(try A(crudRow: NamedColumnRow(base: statement, positions: positions!)))
+                } catch let error as CRUDDecoderError {
+                    throw error.reading(A.self)
+                }
             }
+            return results
         }
     }
 }

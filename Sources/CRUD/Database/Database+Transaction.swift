@@ -14,9 +14,7 @@ extension Database {
     ///   transaction underneath; `CRUDSQLGenError` for a mode the backend does not have.
     @discardableResult
     public func transaction<T>(_ mode: TransactionMode = .default, _ body: () throws -> T) throws -> T {
-        return try executor.reporting {
-            try executor.transaction(mode, body)
-        }
+        try executor.transaction(mode, body)
     }
 
     /// Runs the async `body` in a transaction on one connection: every call of `tx` (or of `db`)
@@ -29,8 +27,6 @@ extension Database {
     /// - Throws: what `body` throws; `CRUDSQLExeError`; `CRUDSQLGenError` for a mode the backend lacks.
     @discardableResult
     public func transaction<T>(_ mode: TransactionMode = .default, _ body: (Database) async throws -> T) async throws -> T {
-        return try await executor.reporting {
-            try await executor.transaction(mode) { try await body(self) }
-        }
+        try await executor.transaction(mode) { try await body(self) }
     }
 }

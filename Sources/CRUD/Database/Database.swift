@@ -46,8 +46,6 @@ public struct Database<C: DatabaseConfigurationProtocol>: DatabaseProtocol {
     /// keep the connection: it goes back to the pool when `body` returns.
     /// - Throws: what `body` throws; `CRUDSQLExeError` when no connection can be had.
     @_spi(CRUDDriver) public func withConnection<T>(_ body: (C.Connection) throws -> T) throws -> T {
-        return try executor.reporting {
-            try executor.withConnection(body)
-        }
+        try executor.withConnection(body)
     }
 }

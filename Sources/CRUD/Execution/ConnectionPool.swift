@@ -39,6 +39,7 @@ enum CRUDAccess: Sendable {
 }
 
 /// How long a lease is held, which decides whether a synchronous caller inside a task may wait for it.
+@usableFromInline
 enum CRUDHold: Sendable {
     /// Run to its end on one thread or queue without suspending: given back without needing any
     /// task to run again.

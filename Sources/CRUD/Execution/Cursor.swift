@@ -149,3 +149,14 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
         }
     }
 }
+
+extension CRUDExecutor {
+    /// A cursor over `plan`'s rows, at most `limit`: the funnel's entry for a read whose rows the
+    /// caller takes one at a time. A task may keep it across its awaits (`hold`).
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
+    @usableFromInline
+    func cursor<Model: CRUDModel>(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, hold: CRUDHold = .brief) throws
+        -> CRUDCursor<Model, Connection> {
+        try reporting { try CRUDCursor(executor: self, plan: plan, limit: limit, hold: hold) }
+    }
+}

@@ -14,17 +14,21 @@ struct CRUDStatementText {
     }
 }
 
-/// The chain's statements meet a connection here: the one place that takes a session, prepares,
-/// binds and steps for a query or a write, and records what a write changes for observers. The
-/// closures are generic and non-escaping, so the model's reader or binder is specialized in the
-/// caller's module.
+/// The chain's statements meet a connection here: the one place that takes a session, renders,
+/// prepares, binds and steps for a query or a write, and records what a write changes for
+/// observers. Each entry is a boundary of the funnel: what it and its closures throw (a mistake in
+/// the chain found while rendering included) is logged and reported once, as it leaves. The closures
+/// are generic and non-escaping, so the model's reader or binder is specialized in the caller's
+/// module.
 extension CRUDExecutor {
-    /// Runs a statement that reads, on a session for `access`: `body` steps it and reads its rows.
-    /// - Throws: `CRUDSQLExeError`; what `body` throws.
+    /// Runs the statement `render` writes, which reads, on a session for `access`: `body` steps it
+    /// and reads its rows.
+    /// - Throws: `CRUDSQLExeError`; what the closures throw.
     @inlinable
-    func query<T>(_ access: CRUDAccess, _ text: CRUDStatementText, _ body: (Connection.Statement) throws -> T) throws -> T {
+    func query<T>(_ access: CRUDAccess, render: () throws -> CRUDStatementText, _ body: (Connection.Statement) throws -> T) throws -> T {
         try withSession(access) { session in
-            try session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter, body)
+            let text = try render()
+            return try session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter, body)
         }
     }
 
@@ -50,23 +54,27 @@ extension CRUDExecutor {
         }
     }
 
-    /// Runs a write of `kind` on the table of `schema` (an UPDATE or a DELETE) and returns the rows
-    /// it changed, recording them for observers: by the ids the statement returns where `render`
-    /// adds them (given the capture, which says whether any are wanted), by the ids `idsOf` selects
-    /// (given the id column), locked, before the write where the database cannot return them
-    /// (MySQL's UPDATE), or else as a change of the table. `bind` binds the caller's values (a model's columns); `row` reads each
-    /// row the statement returns, whose id observers need is result column `idColumn`.
+    /// Runs a write of `kind` on the table of `schema` (an UPDATE or a DELETE) of the model's
+    /// `columns` (worked out first; `nil` for every column or none) and returns the rows it changed,
+    /// recording them for observers: by the ids the statement returns where `render` adds them
+    /// (given the capture, which says whether any are wanted), by the ids `idsOf` selects (given the
+    /// id column), locked, before the write where the database cannot return them (MySQL's UPDATE),
+    /// or else as a change of the table. `bind` binds the caller's values (a model's columns); `row`
+    /// reads each row the statement returns, whose id observers need is result column `idColumn`.
     /// - Throws: `CRUDSQLExeError`, `CRUDEncoderError`; what the closures throw.
-    func write(_ kind: CRUDChangeKind, on schema: CRUDTableSchema, render: (CRUDChangeCapture) throws -> CRUDStatementText,
-               idsOf: ((Int) throws -> CRUDStatementText)? = nil, bind: (inout Connection.Statement) throws -> Void = { _ in },
+    func write(_ kind: CRUDChangeKind, on schema: CRUDTableSchema, columns: () throws -> [Int]? = { nil },
+               render: (CRUDChangeCapture, _ columns: [Int]?) throws -> CRUDStatementText,
+               idsOf: ((Int) throws -> CRUDStatementText)? = nil,
+               bind: (inout Connection.Statement, _ columns: [Int]?) throws -> Void = { _, _ in },
                idColumn: Int = 0, row: (Connection.Statement) throws -> Void = { _ in }) throws -> Int {
         try withSession(.write) { session in
+            let columns = try columns()
             let capture = session.changeCapture(for: schema, writing: kind)
             func run(_ capture: CRUDChangeCapture) throws -> Int {
-                let text = try render(capture)
+                let text = try render(capture, columns)
                 return try session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter) { statement in
                     var binder = statement
-                    try bind(&binder)
+                    try bind(&binder, columns)
                     try session.step(statement, writing: kind, in: schema.name, capture: capture, idColumn: idColumn, row: row)
                     return statement.changedRows
                 }
@@ -79,24 +87,30 @@ extension CRUDExecutor {
         }
     }
 
-    /// Inserts `instances` (their `columns`, every column when `nil`), `perStatement` rows to a
-    /// statement (the statement for `n` rows from `render`, given the capture of the ids observers
-    /// want): full statements share one prepared statement, reset in between, and a shorter last
-    /// one gets its own; several statements run in one transaction. `row` reads each row a
-    /// statement returns, whose id observers need is result column `idColumn`. Returns a reader of
-    /// the last id the database made (`Insert.lastInsertId()`). Inlinable, so that the model's
-    /// generated binder is called directly in the caller's module.
+    /// Inserts `instances` (their `columns`, worked out first; every column when `nil`), as many
+    /// rows to a statement as the dialect takes, or one with `oneRowEach` (the statement for `n`
+    /// rows from `render`, given the capture of the ids observers want): full statements share one
+    /// prepared statement, reset in between, and a shorter last one gets its own; several
+    /// statements run in one transaction. `row` reads each row a statement returns (one for each
+    /// row it inserts, where the caller asked for rows: `returnsRows`), whose id observers need is
+    /// result column `idColumn`. Returns a reader of the last id the database
+    /// made (`Insert.lastInsertId()`). Inlinable, so that the model's generated binder is called
+    /// directly in the caller's module.
     /// - Throws: `CRUDSQLExeError`, `CRUDEncoderError`; what the closures throw.
     @inlinable
-    func insert<Model: CRUDModel>(_ instances: [Model], columns: [Int]?, perStatement: Int,
-                                  render: (CRUDChangeCapture, _ rows: Int) throws -> CRUDStatementText,
-                                  idColumn: Int = 0, row: (Connection.Statement) throws -> Void = { _ in }) throws -> () throws -> Int? {
-        try withSession(.write) { session in
+    func insert<Model: CRUDModel>(_ instances: [Model], columns: () throws -> [Int]?, oneRowEach: Bool = false,
+                                  render: (CRUDChangeCapture, _ rows: Int, _ columns: [Int]?) throws -> CRUDStatementText,
+                                  idColumn: Int = 0, returnsRows: Bool = false,
+                                  row: (Connection.Statement) throws -> Void = { _ in }) throws -> () throws -> Int? {
+        let columns = try reporting(columns)
+        guard !instances.isEmpty else { return { nil } }
+        let width = columns?.count ?? Model.crudSchema.columns.count
+        let perStatement = oneRowEach || width == 0 ? 1 : max(1, min(dialect.rowsPerInsert(columns: width), instances.count))
+        return try withSession(.write) { session in
             let capture = session.changeCapture(for: Model.crudSchema, writing: .insert)
-            let width = columns?.count ?? Model.crudSchema.columns.count
             let table = Model.crudSchema.name
             func run(rows count: Int, from first: Int, times: Int) throws {
-                let text = try render(capture, count)
+                let text = try render(capture, count, columns)
                 try session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter) { statement in
                     var binder = statement
                     for time in 0 ..< times {
@@ -105,7 +119,18 @@ extension CRUDExecutor {
                         for inStatement in 0 ..< count {
                             try instances[start + inStatement].crudBind(columns: columns, to: &binder, from: inStatement * width)
                         }
-                        try session.step(statement, writing: .insert, in: table, capture: capture, idColumn: idColumn, row: row)
+                        guard returnsRows else {
+                            try session.step(statement, writing: .insert, in: table, capture: capture, idColumn: idColumn)
+                            continue
+                        }
+                        var returned = 0
+                        try session.step(statement, writing: .insert, in: table, capture: capture, idColumn: idColumn) { statement in
+                            returned += 1
+                            try row(statement)
+                        }
+                        guard returned == count else {
+                            throw CRUDSQLExeError("INSERT … RETURNING gave \(returned) rows for \(count)", sql: text.sql)
+                        }
                     }
                 }
             }

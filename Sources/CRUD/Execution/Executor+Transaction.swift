@@ -1,16 +1,19 @@
 import Foundation
 
 // Where a transaction runs: on the session already bound to this thread or task (a savepoint),
-// or on a session leased for it; the session begins and ends it.
+// or on a session leased for it; the session begins and ends it. Each entry is a boundary of the
+// funnel: an error leaving it is logged and reported (`reporting`), once.
 
 extension CRUDExecutor {
     /// Runs `body` in a transaction on one connection, on this thread; nested calls are savepoints.
     func transaction<T>(_ mode: TransactionMode, _ body: () throws -> T) throws -> T {
-        if let bound = boundSession() { return try bound.locked { try bound.transaction(mode, body) } }
-        let session = typed(try pool.lease(.write))
-        defer { pool.giveBack(session) }
-        return try session.locked {
-            try CRUDBindings.$current.withValue(binding(session)) { try session.transaction(mode, body) }
+        try reporting {
+            if let bound = boundSession() { return try bound.locked { try bound.transaction(mode, body) } }
+            let session = typed(try pool.lease(.write))
+            defer { pool.giveBack(session) }
+            return try session.locked {
+                try CRUDBindings.$current.withValue(binding(session)) { try session.transaction(mode, body) }
+            }
         }
     }
 
@@ -18,26 +21,32 @@ extension CRUDExecutor {
     /// connection of a child or an in-memory database.
     /// - Throws: `CRUDSQLGenError` for a pooled database; `CRUDSQLExeError`.
     func beginTransaction(_ mode: TransactionMode) throws {
-        let session = try singleSession(for: "beginTransaction()")
-        try session.locked { try session.begin(mode) }
+        try reporting {
+            let session = try singleSession(for: "beginTransaction()")
+            try session.locked { try session.begin(mode) }
+        }
     }
 
     /// Commits the innermost transaction `beginTransaction` opened.
     /// - Throws: `CRUDSQLGenError` when none is open; `CRUDSQLExeError`.
     func commitTransaction() throws {
-        let session = try singleSession(for: "commitTransaction()")
-        try session.locked { try session.commit() }
+        try reporting {
+            let session = try singleSession(for: "commitTransaction()")
+            try session.locked { try session.commit() }
+        }
     }
 
     /// Rolls back the innermost transaction `beginTransaction` opened.
     /// - Throws: `CRUDSQLGenError` when none is open.
     func rollbackTransaction() throws {
-        let session = try singleSession(for: "rollbackTransaction()")
-        try session.locked {
-            guard session.transactionDepth > 0 else {
-                throw CRUDSQLGenError("rollbackTransaction(): no transaction is open on this connection")
+        try reporting {
+            let session = try singleSession(for: "rollbackTransaction()")
+            try session.locked {
+                guard session.transactionDepth > 0 else {
+                    throw CRUDSQLGenError("rollbackTransaction(): no transaction is open on this connection")
+                }
+                session.rollBack()
             }
-            session.rollBack()
         }
     }
 
@@ -45,12 +54,14 @@ extension CRUDExecutor {
     /// their foreign keys reference): where the database's DDL is transactional, in a transaction of
     /// their own (`single` skips it for one statement), or in a savepoint of the caller's; where every
     /// schema change commits the open transaction (MySQL), outside any, and inside one on a
-    /// connection of their own (`besideTransaction`).
+    /// connection of their own (`besideTransaction`). `check` finds the caller's mistakes first,
+    /// before any statement runs.
     /// - Throws: `CRUDSQLGenError` naming `operation` when the caller's transaction used one of
     ///   `tables` on MySQL; what `body` throws.
-    func schemaChange<T>(_ operation: String, tables: [String], single: Bool = false,
+    func schemaChange<T>(_ operation: String, tables: [String], single: Bool = false, checking check: () throws -> Void = {},
                          _ body: (CRUDSchemaSteps<Connection>) throws -> T) throws -> T {
         try withSession(.write) { session in
+            try check()
             let steps = CRUDSchemaSteps(session)
             if dialect.transactionalDDL { return single ? try body(steps) : try session.transaction(.default) { try body(steps) } }
             guard session.transactionDepth > 0 else { return try body(steps) }
@@ -58,12 +69,14 @@ extension CRUDExecutor {
         }
     }
 
-    /// Runs the one schema statement `sql` as `schemaChange` does, taking an error that
+    /// Runs the one schema statement `sql` (written inside the boundary) as `schemaChange` does, taking an error that
     /// `alreadyDone` accepts (an index that exists, where the database has no `IF NOT EXISTS`) for
     /// success.
     /// - Throws: what `schemaChange` throws; `CRUDSQLExeError`.
-    func schemaChange(_ operation: String, tables: [String], run sql: String, alreadyDone: (CRUDSQLExeError) -> Bool) throws {
+    func schemaChange(_ operation: String, tables: [String], run sql: @autoclosure () throws -> String,
+                      alreadyDone: (CRUDSQLExeError) -> Bool) throws {
         try schemaChange(operation, tables: tables, single: true) { steps in
+            let sql = try sql()
             do {
                 try steps.run(sql)
             } catch let error as CRUDSQLExeError where alreadyDone(error) {}
@@ -73,8 +86,18 @@ extension CRUDExecutor {
     /// Runs `body`, which changes the schema of `tables`, in a transaction whose foreign keys are
     /// off until it ends and checked before it commits (`CRUDConnection.withForeignKeysOff`), for
     /// steps that rebuild tables. Inside a transaction already, it is `schemaChange`: a savepoint
-    /// of it, with the enforcement as it is, or on MySQL a connection of its own.
-    func schemaTransaction<T>(_ operation: String, tables: [String], _ body: (CRUDSchemaSteps<Connection>) throws -> T) throws -> T {
+    /// of it, with the enforcement as it is, or on MySQL a connection of its own. `check` finds the
+    /// caller's mistakes first, before any statement runs.
+    func schemaTransaction<T>(_ operation: String, tables: [String], checking check: () throws -> Void = {},
+                              _ body: (CRUDSchemaSteps<Connection>) throws -> T) throws -> T {
+        try reporting {
+            try check()
+            return try schemaTransactionOnSession(operation, tables: tables, body)
+        }
+    }
+
+    private func schemaTransactionOnSession<T>(_ operation: String, tables: [String],
+                                               _ body: (CRUDSchemaSteps<Connection>) throws -> T) throws -> T {
         if boundSession() != nil { return try schemaChange(operation, tables: tables, body) }
         let session = typed(try pool.lease(.write))
         defer { pool.giveBack(session) }
@@ -126,8 +149,18 @@ extension CRUDExecutor {
 
     /// Runs `body` with one session bound to everything it runs, holding the dialect's migration
     /// lock from before its first statement to after its last, so that migrators (threads, tasks,
-    /// processes) run one after another; without such a lock, `body` runs as it is.
+    /// processes) run one after another; without such a lock, `body` runs as it is. The boundary of
+    /// a migration run: a `CRUDMigrationError` leaving it is reported too.
     func holdingMigrationLock<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try reporting { try holdingMigrationLockOnSession(body) }
+        } catch let error as CRUDMigrationError {
+            // Made by the migrator inside, and passed on by nothing else: reported once, here.
+            throw report(unflagged: error)
+        }
+    }
+
+    private func holdingMigrationLockOnSession<T>(_ body: () throws -> T) throws -> T {
         guard let (lock, unlock) = dialect.migrationLock else { return try body() }
         func locked(_ session: Session) throws -> T {
             let held = try session.withStatement(lock) { statement in try statement.step() && statement.readInt64(0) == 1 }
@@ -162,11 +195,13 @@ extension CRUDExecutor {
     /// Runs the async `body` in a transaction on one connection. The body's calls run on it, one at
     /// a time; nested calls are savepoints.
     func transaction<T>(_ mode: TransactionMode, _ body: () async throws -> T) async throws -> T {
-        if let bound = boundSession() { return try await transaction(mode, on: bound, body) }
-        // Held while the body awaits, and given back when the task runs again.
-        let session = typed(try await pool.lease(.write, hold: .acrossSuspension))
-        defer { pool.giveBack(session) }
-        return try await CRUDBindings.$current.withValue(binding(session)) { try await transaction(mode, on: session, body) }
+        try await reporting {
+            if let bound = boundSession() { return try await transaction(mode, on: bound, body) }
+            // Held while the body awaits, and given back when the task runs again.
+            let session = typed(try await pool.lease(.write, hold: .acrossSuspension))
+            defer { pool.giveBack(session) }
+            return try await CRUDBindings.$current.withValue(binding(session)) { try await transaction(mode, on: session, body) }
+        }
     }
 
     fileprivate func transaction<T>(_ mode: TransactionMode, on session: Session, _ body: () async throws -> T) async throws -> T {

@@ -3,12 +3,14 @@
 
 extension CRUDExecutor {
     /// Inserts `instances`, each in order; a row whose `target` columns match a stored row sets the
-    /// `updated` columns instead (keeps the stored row when there are none). Returns the rows inserted
-    /// or updated.
+    /// `updated` columns instead (keeps the stored row when there are none); `columns` gives both,
+    /// worked out inside the boundary. Returns the rows inserted or updated.
     /// - Throws: `CRUDSQLExeError` of kind `.conflictTargetNotUnique` before writing when `target` is
     ///   neither the primary key nor a unique constraint; `CRUDSQLExeError`, `CRUDEncoderError`.
-    func upsert<A: CRUDModel>(_ instances: [A], target: [Int], updated: [Int]) throws -> Int {
+    func upsert<A: CRUDModel>(_ instances: [A], columns: () throws -> (target: [Int], updated: [Int])) throws -> Int {
         let schema = A.crudSchema
+        let (target, updated) = try reporting(columns)
+        guard !instances.isEmpty else { return 0 }
         return try withSession(.write) { session in
             let dialect = session.dialect
             let names = target.map { schema.columns[$0].name }

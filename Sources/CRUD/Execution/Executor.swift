@@ -83,11 +83,13 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     /// caller's alone; a bound one (the transaction's) or a single shared one is used under its lock.
     @usableFromInline
     func withSession<T>(_ access: CRUDAccess, _ body: (CRUDSession<Connection>) throws -> T) throws -> T {
-        if let bound = boundSession() { return try bound.locked { try body(bound) } }
-        let session = typed(try pool.lease(access))
-        if session.role == .single { return try session.locked { try body(session) } }
-        defer { pool.giveBack(session) }
-        return try body(session)
+        try reporting {
+            if let bound = boundSession() { return try bound.locked { try body(bound) } }
+            let session = typed(try pool.lease(access))
+            if session.role == .single { return try session.locked { try body(session) } }
+            defer { pool.giveBack(session) }
+            return try body(session)
+        }
     }
 
     /// Runs `body` with the connection of a write session, made usable first, for a driver's calls
@@ -103,22 +105,24 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     /// Runs `body` on `session` itself, if it can be had: it is the current transaction's, the single
     /// shared one, or idle in the pool. `nil` when someone else holds it.
     func withSessionItself<T>(_ session: CRUDSession<Connection>, _ body: () throws -> T) throws -> T? {
-        if boundSession() === session || session.role == .single { return try session.locked(body) }
-        guard pool.take(session) else { return nil }
-        defer { pool.giveBack(session) }
-        return try body()
+        try reporting {
+            if boundSession() === session || session.role == .single { return try session.locked(body) }
+            guard pool.take(session) else { return nil }
+            defer { pool.giveBack(session) }
+            return try body()
+        }
     }
 
     /// Leases a session for `access` to a caller that keeps it across calls (a cursor, outside any
     /// transaction); the caller gives it back with `giveBack`.
     func lease(_ access: CRUDAccess, hold: CRUDHold) throws -> CRUDSession<Connection> {
-        typed(try pool.lease(access, hold: hold))
+        try reporting { typed(try pool.lease(access, hold: hold)) }
     }
 
     /// The same for a task that keeps the session across suspension points (a stream), waiting
     /// without holding a thread.
     func lease(_ access: CRUDAccess) async throws -> CRUDSession<Connection> {
-        typed(try await pool.lease(access, hold: .acrossSuspension))
+        try await reporting { typed(try await pool.lease(access, hold: .acrossSuspension)) }
     }
 
     @usableFromInline
@@ -130,6 +134,11 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     /// thread, then runs `body` on the session's queue with the session bound, so that what `body`
     /// calls runs on it too.
     func perform<T>(_ access: CRUDAccess, _ body: @escaping () throws -> T) async throws -> T {
+        try await reporting { try await performOnSession(access, body) }
+    }
+
+    /// `perform` before its boundary: waits for the session, then runs `body` with it bound.
+    private func performOnSession<T>(_ access: CRUDAccess, _ body: @escaping () throws -> T) async throws -> T {
         if CRUDThreadMarker.isMarked { return try await performInline(access, body) }
         // The caller is suspended until `body` has run, and what `body` captures (a query's plan, a
         // copy of the caller's model values) is used by nothing else meanwhile.
@@ -173,9 +182,10 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     /// only one connection (`:memory:`) shares it.
     func child() throws -> CRUDExecutor {
         if case .single = pool.layout { return self }
-        let connection = try open(.single)
-        return try CRUDExecutor(layout: .single, first: connection, timeout: pool.timeout, describe: "child", failures: failures,
-                                observation: observation, open: open)
+        return try reporting {
+            try CRUDExecutor(layout: .single, first: try open(.single), timeout: pool.timeout, describe: "child", failures: failures,
+                             observation: observation, open: open)
+        }
     }
 
     /// The session of an executor with one connection (a child's), for explicit transactions.

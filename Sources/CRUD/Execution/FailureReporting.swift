@@ -12,8 +12,9 @@ final class CRUDFailureHandler: @unchecked Sendable {
 }
 
 extension CRUDExecutor {
-    /// Runs a public operation: a library error it throws is logged and handed to `didFail` once,
-    /// then thrown.
+    /// The boundary of the executor's entries: a library error leaving one is logged and handed to
+    /// `didFail`, then thrown marked as reported, so the entries it leaves afterwards (a transaction
+    /// around the statement) pass it on as it is.
     @inlinable
     func reporting<T>(_ body: () throws -> T) rethrows -> T {
         do {
@@ -21,6 +22,13 @@ extension CRUDExecutor {
         } catch let error as any CRUDReportableError where !error.isReported {
             throw report(error)
         }
+    }
+
+    /// Builds a plan that runs no statement yet (a join, a prepared query): the boundary for the
+    /// mistakes found while building it, which are reported as a statement's are.
+    @usableFromInline
+    func building<T>(_ body: () throws -> T) rethrows -> T {
+        try reporting(body)
     }
 
     /// The same for an async operation.

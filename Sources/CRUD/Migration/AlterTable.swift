@@ -31,19 +31,19 @@ extension Database {
     ///   (a NULL for a NOT NULL column, a violated constraint or foreign key).
     public func alterTable<A: CRUDModel>(_ type: A.Type, primaryKey: PartialKeyPath<A>? = nil,
                                          renamedColumns: [String: String] = [:]) throws {
-        let key = try Self.primaryKeyColumn(primaryKey, of: A.self, for: "alterTable")
-        try executor.reporting {
-            try executor.schemaTransaction("alterTable(\(A.self).self)", tables: A.crudSchemaTables(deep: false)) { steps in
-                let schema = A.crudSchema
-                guard let existing = try steps.columns(ofTable: schema.name) else {
-                    throw CRUDSQLGenError("alterTable: the table \"\(schema.name)\" of \(A.self) does not exist; create it with create(\(A.self).self)")
-                }
-                let change = try TableChange(schema, existing: existing, renamed: renamedColumns, dialect: steps.dialect)
-                if steps.dialect.alterTableRebuilds {
-                    try changeWithoutAlterColumn(A.self, primaryKey: key, change, existing: existing, on: steps)
-                } else {
-                    try alterInPlace(A.self, change, on: steps)
-                }
+        var key: Int?
+        try executor.schemaTransaction("alterTable(\(A.self).self)", tables: A.crudSchemaTables(deep: false), checking: {
+            key = try Self.primaryKeyColumn(primaryKey, of: A.self, for: "alterTable")
+        }) { steps in
+            let schema = A.crudSchema
+            guard let existing = try steps.columns(ofTable: schema.name) else {
+                throw CRUDSQLGenError("alterTable: the table \"\(schema.name)\" of \(A.self) does not exist; create it with create(\(A.self).self)")
+            }
+            let change = try TableChange(schema, existing: existing, renamed: renamedColumns, dialect: steps.dialect)
+            if steps.dialect.alterTableRebuilds {
+                try changeWithoutAlterColumn(A.self, primaryKey: key, change, existing: existing, on: steps)
+            } else {
+                try alterInPlace(A.self, change, on: steps)
             }
         }
     }

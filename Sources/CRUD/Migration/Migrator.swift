@@ -27,9 +27,7 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
     /// The names of the steps applied to `db`, in order.
     /// - Throws: `CRUDSQLExeError`.
     public func appliedMigrations(_ db: Database<C>) throws -> [String] {
-        try db.executor.reporting {
-            try applied(db).map(\.name)
-        }
+        try applied(db).map(\.name)
     }
 
     /// Applies the registered steps `db` has not had yet, in order, each in a transaction of its own
@@ -51,14 +49,7 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
     /// then skip it.
     @discardableResult
     public func migrate(_ db: Database<C>) throws -> [String] {
-        do {
-            return try db.executor.reporting {
-                try db.executor.holdingMigrationLock { try migrateSteps(db) }
-            }
-        } catch let error as CRUDMigrationError {
-            // Made here, and thrown by nothing else: reported once, as it leaves.
-            throw db.executor.report(unflagged: error)
-        }
+        try db.executor.holdingMigrationLock { try migrateSteps(db) }
     }
 
     /// The same for async code: the run, which waits for other migrators and holds connections

@@ -11,122 +11,95 @@ extension SelectAble {
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, also when
     ///   the sum does not fit the column's type; `CRUDDecoderError`.
     public func sum<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value>) throws -> Value? {
-        try executor.reporting {
-            try aggregate(.sum, keyPath, as: Value.self)
-        }
+        try aggregate(.sum, keyPath, as: Value.self)
     }
 
     /// The sum of an optional column's non-NULL values, `nil` when there are none.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
     public func sum<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value?>) throws -> Value? {
-        try executor.reporting {
-            try aggregate(.sum, keyPath, as: Value.self)
-        }
+        try aggregate(.sum, keyPath, as: Value.self)
     }
 
     /// The smallest value of a column, `nil` over no rows.
     public func min<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value>) throws -> Value? {
-        try executor.reporting {
-            try aggregate(.min, keyPath, as: Value.self)
-        }
+        try aggregate(.min, keyPath, as: Value.self)
     }
 
     /// The least value of an optional column's non-NULL values, `nil` when there are none.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
     public func min<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value?>) throws -> Value? {
-        try executor.reporting {
-            try aggregate(.min, keyPath, as: Value.self)
-        }
+        try aggregate(.min, keyPath, as: Value.self)
     }
 
     /// The largest value of a column, `nil` over no rows.
     public func max<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value>) throws -> Value? {
-        try executor.reporting {
-            try aggregate(.max, keyPath, as: Value.self)
-        }
+        try aggregate(.max, keyPath, as: Value.self)
     }
 
     /// The greatest value of an optional column's non-NULL values, `nil` when there are none.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
     public func max<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value?>) throws -> Value? {
-        try executor.reporting {
-            try aggregate(.max, keyPath, as: Value.self)
-        }
+        try aggregate(.max, keyPath, as: Value.self)
     }
 
     /// The mean of a numeric column, `nil` over no rows.
     public func avg<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value>) throws -> Double? {
-        try executor.reporting {
-            try aggregate(.avg, keyPath, as: Double.self)
-        }
+        try aggregate(.avg, keyPath, as: Double.self)
     }
 
     /// The average of an optional column's non-NULL values, `nil` when there are none.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
     public func avg<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value?>) throws -> Double? {
-        try executor.reporting {
-            try aggregate(.avg, keyPath, as: Double.self)
-        }
+        try aggregate(.avg, keyPath, as: Double.self)
     }
 
     /// Whether the query has any result.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     public func exists() throws -> Bool {
-        return try executor.reporting {
+        try executor.query(.read, render: {
             try plan.validate()
             let limit = CRUDQueryPlan.Limit(max: Swift.min(plan.limit?.max ?? 1, 1), skip: plan.limit?.skip ?? 0)
             var builder = SQLBuilder(dialect: executor.dialect)
-            let sql = try builder.rootQuery(plan, selecting: "1", limit: limit, ordered: false)
-            return try executor.query(.read, CRUDStatementText(sql, builder.parameters)) { try $0.step() }
-        }
+            return CRUDStatementText(try builder.rootQuery(plan, selecting: "1", limit: limit, ordered: false), builder.parameters)
+        }) { try $0.step() }
     }
 
     /// The number of rows for each value of a column (`GROUP BY`): `count(groupedBy: \.color)` is
     /// `["red": 2, "blue": 1]`. An optional column groups its NULLs under `nil`.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`; `CRUDDecoderError`.
     public func count<Key: CRUDValue & Hashable>(groupedBy key: KeyPath<OverAllForm, Key>) throws -> [Key: Int] {
-        try executor.reporting {
-            try grouped(by: key, .count, of: nil, as: Int.self)
-        }
+        try grouped(by: key, .count, of: nil, as: Int.self)
     }
 
     /// The sum of a numeric column for each value of another (`GROUP BY`): `sum(\.gears, groupedBy: \.color)`.
     /// - Throws: as `sum(_:)`.
     public func sum<Value: CRUDValue & Numeric, Key: CRUDValue & Hashable>(_ keyPath: KeyPath<OverAllForm, Value>,
                                                                           groupedBy key: KeyPath<OverAllForm, Key>) throws -> [Key: Value] {
-        try executor.reporting {
-            try grouped(by: key, .sum, of: keyPath, as: Value.self)
-        }
+        try grouped(by: key, .sum, of: keyPath, as: Value.self)
     }
 
     func aggregate<Result: CRUDValue>(_ function: CRUDAggregate, _ keyPath: AnyKeyPath, as result: Result.Type) throws -> Result? {
-        return try executor.reporting {
-            let (sql, parameters) = try aggregateQuery(function, of: keyPath, groupedBy: nil, as: Result.self)
-            return try executor.query(.read, CRUDStatementText(sql, parameters)) { statement in
-                guard try statement.step() else { throw CRUDSQLExeError("\(function.rawValue) returned no row", sql: sql) }
-                return try Result?(crudRow: statement, column: 0)
-            }
+        try executor.query(.read, render: { try aggregateQuery(function, of: keyPath, groupedBy: nil, as: Result.self) }) { statement in
+            guard try statement.step() else { throw CRUDSQLExeError("\(function.rawValue) returned no row") }
+            return try Result?(crudRow: statement, column: 0)
         }
     }
 
     private func grouped<Key: CRUDValue & Hashable, Result: CRUDValue>(by key: AnyKeyPath, _ function: CRUDAggregate,
                                                                       of keyPath: AnyKeyPath?, as result: Result.Type) throws -> [Key: Result] {
-        return try executor.reporting {
-            let (sql, parameters) = try aggregateQuery(function, of: keyPath, groupedBy: key, as: Result.self)
-            return try executor.query(.read, CRUDStatementText(sql, parameters)) { statement in
-                var groups: [Key: Result] = [:]
-                while try statement.step() {
-                    groups[try Key(crudRow: statement, column: 0)] = try Result(crudRow: statement, column: 1)
-                }
-                return groups
+        try executor.query(.read, render: { try aggregateQuery(function, of: keyPath, groupedBy: key, as: Result.self) }) { statement in
+            var groups: [Key: Result] = [:]
+            while try statement.step() {
+                groups[try Key(crudRow: statement, column: 0)] = try Result(crudRow: statement, column: 1)
             }
+            return groups
         }
     }
 
     /// `SELECT [key,] function(value) FROM (the query's rows) AS crud_rows [GROUP BY key]`, and its
     /// parameters; `function(*)` without a value column.
     private func aggregateQuery<Result: CRUDValue>(_ function: CRUDAggregate, of keyPath: AnyKeyPath?, groupedBy key: AnyKeyPath?,
-                                                  as result: Result.Type) throws -> (String, [CRUDDatabaseValue]) {
+                                                  as result: Result.Type) throws -> CRUDStatementText {
         try plan.validate()
         let dialect = executor.dialect
         let columns = try [key, keyPath].compactMap { $0 }.map { path in
@@ -140,6 +113,6 @@ extension SelectAble {
         let cast = keyPath != nil && (function == .sum || function == .avg) ? dialect.castType(Result.crudColumnType) : nil
         var builder = SQLBuilder(dialect: dialect)
         let sql = try builder.aggregate(plan, function.rawValue, columns: columns, grouped: key != nil, cast: cast)
-        return (sql, builder.parameters)
+        return CRUDStatementText(sql, builder.parameters)
     }
 }

@@ -10,9 +10,7 @@ extension SelectAble {
     /// Runs the query and reads all its results.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
     public func select() async throws -> Select<OverAllForm, Self> {
-        return try await executor.reporting {
-            try await executor.perform(.read) { try self.select() }
-        }
+        try await executor.perform(.read) { try self.select() }
     }
 
     /// The query's results as an asynchronous sequence, read in batches as the loop asks for them:
@@ -25,17 +23,13 @@ extension SelectAble {
     /// How many results `select()` would give.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     public func count() async throws -> Int {
-        return try await executor.reporting {
-            try await executor.perform(.read) { try self.count() }
-        }
+        try await executor.perform(.read) { try self.count() }
     }
 
     /// The first result, or `nil`.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
     public func first() async throws -> OverAllForm? {
-        return try await executor.reporting {
-            try await executor.perform(.read) { try self.first() }
-        }
+        try await executor.perform(.read) { try self.first() }
     }
 }
 
@@ -44,27 +38,22 @@ extension InsertAble {
     /// - Throws: `CRUDSQLExeError` (nothing is inserted then), `CRUDEncoderError`.
     @discardableResult
     public func insert(_ instances: [InsertForm]) async throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        return try await insertionTable.executor.reporting {
-            try await insertionTable.executor.perform(.write) { try self.insert(instances) }
-        }
+        try await insertionTable.executor.perform(.write) { try self.insert(instances) }
     }
 
     /// Inserts one row with every column.
     /// - Throws: `CRUDSQLExeError` (nothing is inserted then), `CRUDEncoderError`.
     @discardableResult
     public func insert(_ instance: InsertForm) async throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        return try await insertionTable.executor.reporting {
-            try await insertionTable.executor.perform(.write) { try self.insert(instance) }
-        }
+        try await insertionTable.executor.perform(.write) { try self.insert(instance) }
     }
 
     /// Inserts only the named columns; the others take their defaults.
     @discardableResult
     public func insert(_ instances: [InsertForm], setKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) async throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        try await insertionTable.executor.reporting {
-            let columns = try InsertForm.crudColumns([setKeys] + rest, for: "insert")
-            return try await insertionTable.executor.perform(.write) { try self.insertRows(instances, columns: columns) }
+        try await insertionTable.executor.perform(.write) {
+            try self.insertRows(instances, columns: try InsertForm.crudColumns([setKeys] + rest, for: "insert"))
         }
     }
 
@@ -73,9 +62,8 @@ extension InsertAble {
     @discardableResult
     public func insert(_ instance: InsertForm, setKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) async throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        try await insertionTable.executor.reporting {
-            let columns = try InsertForm.crudColumns([setKeys] + rest, for: "insert")
-            return try await insertionTable.executor.perform(.write) { try self.insertRows([instance], columns: columns) }
+        try await insertionTable.executor.perform(.write) {
+            try self.insertRows([instance], columns: try InsertForm.crudColumns([setKeys] + rest, for: "insert"))
         }
     }
 
@@ -83,9 +71,8 @@ extension InsertAble {
     @discardableResult
     public func insert(_ instances: [InsertForm], ignoreKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) async throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        try await insertionTable.executor.reporting {
-            let columns = try InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert")
-            return try await insertionTable.executor.perform(.write) { try self.insertRows(instances, columns: columns) }
+        try await insertionTable.executor.perform(.write) {
+            try self.insertRows(instances, columns: try InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"))
         }
     }
 
@@ -95,9 +82,8 @@ extension InsertAble {
     @discardableResult
     public func insert(_ instance: InsertForm, ignoreKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) async throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        try await insertionTable.executor.reporting {
-            let columns = try InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert")
-            return try await insertionTable.executor.perform(.write) { try self.insertRows([instance], columns: columns) }
+        try await insertionTable.executor.perform(.write) {
+            try self.insertRows([instance], columns: try InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"))
         }
     }
 }
@@ -107,18 +93,15 @@ extension UpdateAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`.
     @discardableResult
     public func update(_ instance: OverAllForm) async throws -> Update<OverAllForm, Self> {
-        return try await executor.reporting {
-            try await executor.perform(.write) { try self.update(instance) }
-        }
+        try await executor.perform(.write) { try self.update(instance) }
     }
 
     /// Sets only the named columns.
     @discardableResult
     public func update(_ instance: OverAllForm, setKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) async throws
         -> Update<OverAllForm, Self> {
-        try await executor.reporting {
-            let columns = try OverAllForm.crudColumns([setKeys] + rest, for: "update")
-            return try await executor.perform(.write) { try self.updateRows(instance, columns: columns) }
+        try await executor.perform(.write) {
+            try self.updateRows(instance, columns: try OverAllForm.crudColumns([setKeys] + rest, for: "update"))
         }
     }
 
@@ -126,26 +109,22 @@ extension UpdateAble {
     @discardableResult
     public func update(_ instance: OverAllForm, ignoreKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) async throws
         -> Update<OverAllForm, Self> {
-        try await executor.reporting {
-            let columns = try OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update")
-            return try await executor.perform(.write) { try self.updateRows(instance, columns: columns) }
+        try await executor.perform(.write) {
+            try self.updateRows(instance, columns: try OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update"))
         }
     }
 
     /// Updates the matching rows and returns `returning` of each.
     public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm) async throws -> [R] {
-        return try await executor.reporting {
-            try await executor.perform(.write) { try self.updateReturning(returning, instance, columns: nil) }
-        }
+        try await executor.perform(.write) { try self.updateReturning(returning, instance, columns: nil) }
     }
 
     /// Updates the named columns of the matching rows and returns `returning` of each updated row.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm,
                                         setKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) async throws -> [R] {
-        try await executor.reporting {
-            let columns = try OverAllForm.crudColumns([setKeys] + rest, for: "update")
-            return try await executor.perform(.write) { try self.updateReturning(returning, instance, columns: columns) }
+        try await executor.perform(.write) {
+            try self.updateReturning(returning, instance, columns: try OverAllForm.crudColumns([setKeys] + rest, for: "update"))
         }
     }
 
@@ -154,9 +133,8 @@ extension UpdateAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm,
                                         ignoreKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) async throws -> [R] {
-        try await executor.reporting {
-            let columns = try OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update")
-            return try await executor.perform(.write) { try self.updateReturning(returning, instance, columns: columns) }
+        try await executor.perform(.write) {
+            try self.updateReturning(returning, instance, columns: try OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update"))
         }
     }
 }
@@ -166,9 +144,7 @@ extension DeleteAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     @discardableResult
     public func delete() async throws -> Delete<OverAllForm, Self> {
-        return try await executor.reporting {
-            try await executor.perform(.write) { try self.delete() }
-        }
+        try await executor.perform(.write) { try self.delete() }
     }
 }
 
@@ -177,40 +153,32 @@ extension Table {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     @discardableResult
     public func index(unique: Bool = false, _ keys: PartialKeyPath<A>...) async throws -> Index<A, Self> {
-        return try await executor.reporting {
-            try await executor.perform(.write) { try self.index(unique: unique, keys: keys) }
-        }
+        try await executor.perform(.write) { try self.index(unique: unique, keys: keys) }
     }
 
-    /// Inserts the named columns (all when `columns` is `nil`) and returns `returned` read from each
-    /// stored row, on a connection's queue.
-    private func insertReturning<T>(_ instances: [A], columns: [Int]?, returning returned: [Int],
+    /// Inserts the named columns (all when `columns` is `nil`) and returns what `read` reads from
+    /// each stored row (the column `returning` names, or the whole row), on a connection's queue.
+    private func insertReturning<T>(_ instances: [A], columns: @escaping () throws -> [Int]?, returning: PartialKeyPath<A>?,
                                     _ read: @escaping (D.Configuration.Connection.Statement) throws -> T) async throws -> [T] {
-        try await executor.perform(.write) { try self.insertReturning(instances, columns: columns, returning: returned, read) }
+        try await executor.perform(.write) { try self.insertReturning(instances, columns: try columns(), returning: returning, read) }
     }
 
     /// Inserts `instances` and returns the stored value of `returning` for each, in order.
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instances: [A]) async throws -> [R] {
-        return try await executor.reporting {
-            try await insertReturning(instances, columns: nil, returning: [column(returning)]) { try R(crudRow: $0, column: 0) }
-        }
+        try await insertReturning(instances, columns: { nil }, returning: returning) { try R(crudRow: $0, column: 0) }
     }
 
     /// Inserts one row with every column and returns its `returning` value as stored.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A) async throws -> R {
-        return try await executor.reporting {
-            try await self.returning(returning, insert: [instance])[0]
-        }
+        try await self.returning(returning, insert: [instance])[0]
     }
 
     /// Inserts only the named columns (the others take their defaults) and returns `returning`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instances: [A],
                                         setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) async throws -> [R] {
-        try await executor.reporting {
-            try await insertReturning(instances, columns: A.crudColumns([setKeys] + rest, for: "insert"), returning: [column(returning)]) {
-                try R(crudRow: $0, column: 0)
-            }
+        try await insertReturning(instances, columns: { try A.crudColumns([setKeys] + rest, for: "insert") }, returning: returning) {
+            try R(crudRow: $0, column: 0)
         }
     }
 
@@ -218,20 +186,16 @@ extension Table {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A,
                                         setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) async throws -> R {
-        try await executor.reporting {
-            try await insertReturning([instance], columns: A.crudColumns([setKeys] + rest, for: "insert"), returning: [column(returning)]) {
-                try R(crudRow: $0, column: 0)
-            }[0]
-        }
+        try await insertReturning([instance], columns: { try A.crudColumns([setKeys] + rest, for: "insert") }, returning: returning) {
+            try R(crudRow: $0, column: 0)
+        }[0]
     }
 
     /// Inserts every column but the named ones and returns `returning`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instances: [A],
                                         ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) async throws -> [R] {
-        try await executor.reporting {
-            try await insertReturning(instances, columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"),
-                                      returning: [column(returning)]) { try R(crudRow: $0, column: 0) }
-        }
+        try await insertReturning(instances, columns: { try A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert") },
+                                  returning: returning) { try R(crudRow: $0, column: 0) }
     }
 
     /// Inserts one row without the named columns and returns its `returning` value as stored (an
@@ -239,63 +203,49 @@ extension Table {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A,
                                         ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) async throws -> R {
-        try await executor.reporting {
-            try await insertReturning([instance], columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"),
-                                      returning: [column(returning)]) { try R(crudRow: $0, column: 0) }[0]
-        }
+        try await insertReturning([instance], columns: { try A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert") },
+                                  returning: returning) { try R(crudRow: $0, column: 0) }[0]
     }
 
     /// Inserts `instances` and returns the stored rows, database defaults filled in, in order.
     public func returning(insert instances: [A]) async throws -> [A] {
-        return try await executor.reporting {
-            try await insertReturning(instances, columns: nil, returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }
-        }
+        try await insertReturning(instances, columns: { nil }, returning: nil) { try A(crudRow: $0) }
     }
 
     /// Inserts one row and returns it as stored, the database's defaults filled in.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning(insert instance: A) async throws -> A {
-        return try await executor.reporting {
-            try await returning(insert: [instance])[0]
-        }
+        try await returning(insert: [instance])[0]
     }
 
     /// Inserts the rows with only the named columns and returns them as stored, in input order.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning(insert instances: [A], setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) async throws -> [A] {
-        return try await executor.reporting {
-            try await insertReturning(instances, columns: A.crudColumns([setKeys] + rest, for: "insert"),
-                                      returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }
-        }
+        try await insertReturning(instances, columns: { try A.crudColumns([setKeys] + rest, for: "insert") },
+                                  returning: nil) { try A(crudRow: $0) }
     }
 
     /// Inserts the rows without the named columns and returns them as stored (the database's
     /// defaults and ids filled in), in input order.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning(insert instances: [A], ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) async throws -> [A] {
-        return try await executor.reporting {
-            try await insertReturning(instances, columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"),
-                                      returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }
-        }
+        try await insertReturning(instances, columns: { try A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert") },
+                                  returning: nil) { try A(crudRow: $0) }
     }
 
     /// Inserts one row with only the named columns and returns it as stored.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning(insert instance: A, setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) async throws -> A {
-        return try await executor.reporting {
-            try await insertReturning([instance], columns: A.crudColumns([setKeys] + rest, for: "insert"),
-                                      returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }[0]
-        }
+        try await insertReturning([instance], columns: { try A.crudColumns([setKeys] + rest, for: "insert") },
+                                  returning: nil) { try A(crudRow: $0) }[0]
     }
 
     /// Inserts one row without the named columns and returns it as stored, the database's defaults
     /// and id filled in.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning(insert instance: A, ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) async throws -> A {
-        return try await executor.reporting {
-            try await insertReturning([instance], columns: A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"),
-                                      returning: Array(A.crudSchema.columns.indices)) { try A(crudRow: $0) }[0]
-        }
+        try await insertReturning([instance], columns: { try A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert") },
+                                  returning: nil) { try A(crudRow: $0) }[0]
     }
 }
 
@@ -305,25 +255,19 @@ extension Database {
     @discardableResult
     public func create<A: CRUDModel>(_ type: A.Type, primaryKey: PartialKeyPath<A>? = nil,
                                      policy: TableCreatePolicy = .defaultPolicy) async throws -> Create<A, Database<C>> {
-        try await executor.reporting {
-            try await executor.perform(.write) { try self.create(type, primaryKey: primaryKey, policy: policy) }
-        }
+        try await executor.perform(.write) { try self.create(type, primaryKey: primaryKey, policy: policy) }
     }
 
     /// Runs one SQL statement; rows it returns are discarded.
     /// - Throws: `CRUDSQLExeError`.
     public func sql(_ sql: String, bindings: Bindings = []) async throws {
-        try await executor.reporting {
-            try await executor.perform(.write) { try self.sql(sql, bindings: bindings) }
-        }
+        try await executor.perform(.write) { try self.sql(sql, bindings: bindings) }
     }
 
     /// Runs one SQL statement and reads every row as `type`, matching columns by name.
     /// - Throws: `CRUDSQLExeError`, `CRUDDecoderError`.
     public func sql<A: CRUDModel>(_ sql: String, bindings: Bindings = [], _ type: A.Type) async throws -> [A] {
-        return try await executor.reporting {
-            try await executor.perform(.write) { try self.sql(sql, bindings: bindings, type) }
-        }
+        try await executor.perform(.write) { try self.sql(sql, bindings: bindings, type) }
     }
 }
 
@@ -331,87 +275,65 @@ extension SelectAble {
     /// The sum of a numeric column, `nil` over no rows.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
     public func sum<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value>) async throws -> Value? {
-        try await executor.reporting {
-            try await aggregate(.sum, keyPath, as: Value.self)
-        }
+        try await aggregate(.sum, keyPath, as: Value.self)
     }
 
     /// The sum of an optional column's non-NULL values, `nil` when there are none.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
     public func sum<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value?>) async throws -> Value? {
-        try await executor.reporting {
-            try await aggregate(.sum, keyPath, as: Value.self)
-        }
+        try await aggregate(.sum, keyPath, as: Value.self)
     }
 
     /// The smallest value of a column, `nil` over no rows.
     public func min<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value>) async throws -> Value? {
-        try await executor.reporting {
-            try await aggregate(.min, keyPath, as: Value.self)
-        }
+        try await aggregate(.min, keyPath, as: Value.self)
     }
 
     /// The least value of an optional column's non-NULL values, `nil` when there are none.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
     public func min<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value?>) async throws -> Value? {
-        try await executor.reporting {
-            try await aggregate(.min, keyPath, as: Value.self)
-        }
+        try await aggregate(.min, keyPath, as: Value.self)
     }
 
     /// The largest value of a column, `nil` over no rows.
     public func max<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value>) async throws -> Value? {
-        try await executor.reporting {
-            try await aggregate(.max, keyPath, as: Value.self)
-        }
+        try await aggregate(.max, keyPath, as: Value.self)
     }
 
     /// The greatest value of an optional column's non-NULL values, `nil` when there are none.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
     public func max<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value?>) async throws -> Value? {
-        try await executor.reporting {
-            try await aggregate(.max, keyPath, as: Value.self)
-        }
+        try await aggregate(.max, keyPath, as: Value.self)
     }
 
     /// The mean of a numeric column, `nil` over no rows.
     public func avg<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value>) async throws -> Double? {
-        try await executor.reporting {
-            try await aggregate(.avg, keyPath, as: Double.self)
-        }
+        try await aggregate(.avg, keyPath, as: Double.self)
     }
 
     /// The average of an optional column's non-NULL values, `nil` when there are none.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
     public func avg<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value?>) async throws -> Double? {
-        try await executor.reporting {
-            try await aggregate(.avg, keyPath, as: Double.self)
-        }
+        try await aggregate(.avg, keyPath, as: Double.self)
     }
 
     /// Whether the query has any result.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     public func exists() async throws -> Bool {
-        try await executor.reporting {
-            try await executor.perform(.read) { try self.exists() }
-        }
+        try await executor.perform(.read) { try self.exists() }
     }
 
     /// The number of rows for each value of a column (`GROUP BY`).
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
     public func count<Key: CRUDValue & Hashable>(groupedBy key: KeyPath<OverAllForm, Key>) async throws -> [Key: Int] {
-        try await executor.reporting {
-            try await executor.perform(.read) { try self.count(groupedBy: key) }
-        }
+        try await executor.perform(.read) { try self.count(groupedBy: key) }
     }
 
     /// The sum of a numeric column for each value of another (`GROUP BY`).
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError` (also when a sum does not fit), `CRUDDecoderError`.
     public func sum<Value: CRUDValue & Numeric, Key: CRUDValue & Hashable>(_ keyPath: KeyPath<OverAllForm, Value>,
                                                                           groupedBy key: KeyPath<OverAllForm, Key>) async throws -> [Key: Value] {
-        try await executor.reporting {
-            try await executor.perform(.read) { try self.sum(keyPath, groupedBy: key) }
-        }
+        try await executor.perform(.read) { try self.sum(keyPath, groupedBy: key) }
     }
 
     private func aggregate<Result: CRUDValue>(_ function: CRUDAggregate, _ keyPath: AnyKeyPath, as result: Result.Type) async throws -> Result? {
@@ -426,9 +348,7 @@ extension Table {
     @discardableResult
     public func upsert(_ instances: [A], onConflict target: PartialKeyPath<A>, _ moreTarget: PartialKeyPath<A>...,
                        do action: CRUDConflictAction<A> = .replace) async throws -> Int {
-        try await executor.reporting {
-            try await executor.perform(.write) { try self.upsert(instances, target: [target] + moreTarget, action: action) }
-        }
+        try await executor.perform(.write) { try self.upsert(instances, target: [target] + moreTarget, action: action) }
     }
 
     /// Inserts one row, or on a conflict with `target` (the primary key or a unique constraint) does
@@ -438,8 +358,6 @@ extension Table {
     @discardableResult
     public func upsert(_ instance: A, onConflict target: PartialKeyPath<A>, _ moreTarget: PartialKeyPath<A>...,
                        do action: CRUDConflictAction<A> = .replace) async throws -> Int {
-        try await executor.reporting {
-            try await executor.perform(.write) { try self.upsert([instance], target: [target] + moreTarget, action: action) }
-        }
+        try await executor.perform(.write) { try self.upsert([instance], target: [target] + moreTarget, action: action) }
     }
 }

@@ -43,7 +43,7 @@ extension JoinAble {
         on: KeyPath<OverAllForm, KeyType>,
         equals: KeyPath<NewType, KeyType>
     ) throws -> Join<OverAllForm, Self, NewType, KeyType> {
-        try executor.reporting {
+        try executor.building {
             try joined(to, on: on, equals: equals)
         }
     }
@@ -55,7 +55,7 @@ extension JoinAble {
         on: KeyPath<OverAllForm, KeyType>,
         equals: KeyPath<NewType, KeyType?>
     ) throws -> Join<OverAllForm, Self, NewType, KeyType> {
-        try executor.reporting {
+        try executor.building {
             try joined(to, on: on, equals: equals)
         }
     }
@@ -81,7 +81,7 @@ extension JoinAble {
         and: KeyPath<NewType, SecondKeyType>,
         is: KeyPath<Pivot, SecondKeyType>
     ) throws -> JoinPivot<OverAllForm, Self, NewType, Pivot, FirstKeyType, SecondKeyType> {
-        try executor.reporting {
+        try executor.building {
             var plan = self.plan
             plan.joins.append(CRUDQueryPlan.Join(
                 relation: try relation(to), model: NewType.self,

@@ -18,7 +18,7 @@ extension SelectAble {
     ///   chain with joins (which prepared queries do not take).
     public func prepared<Key: CRUDValue>(matching keyPath: KeyPath<OverAllForm, Key>) throws
         -> CRUDPreparedQuery<OverAllForm, Key, DatabaseType.Configuration.Connection> {
-        try executor.reporting {
+        try executor.building {
             try CRUDPreparedQuery(executor: executor, plan: plan, keyPath: keyPath)
         }
     }
@@ -72,21 +72,17 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
     ///   `CRUDDecoderError` when the row does not fit the model.
     @inlinable
     public func first(_ key: Key) throws -> Model? {
-        try executor.reporting {
-            try run(first, key) { statement in try statement.step() ? Model(crudRow: statement) : nil }
-        }
+        try run(first, key) { statement in try statement.step() ? Model(crudRow: statement) : nil }
     }
 
     /// Every row whose key equals `key`, in the query's order.
     /// - Throws: as `first(_:)`.
     @inlinable
     public func select(_ key: Key) throws -> [Model] {
-        try executor.reporting {
-            try run(all, key) { statement in
-                var rows: [Model] = []
-                while try statement.step() { rows.append(try Model(crudRow: statement)) }
-                return rows
-            }
+        try run(all, key) { statement in
+            var rows: [Model] = []
+            while try statement.step() { rows.append(try Model(crudRow: statement)) }
+            return rows
         }
     }
 
@@ -94,10 +90,8 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
     /// - Throws: as `first(_:)`, or what `body` throws.
     @inlinable
     public func forEach(_ key: Key, _ body: (Model) throws -> Void) throws {
-        try executor.reporting {
-            try run(all, key) { statement in
-                while try statement.step() { try body(try Model(crudRow: statement)) }
-            }
+        try run(all, key) { statement in
+            while try statement.step() { try body(try Model(crudRow: statement)) }
         }
     }
 
@@ -105,37 +99,31 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
     /// operations are.
     /// - Throws: as `first(_:)`.
     public func first(_ key: Key) async throws -> Model? where Key: Sendable, Model: Sendable {
-        try await executor.reporting {
-            try await executor.perform(.read) { try self.first(key) }
-        }
+        try await executor.perform(.read) { try self.first(key) }
     }
 
     /// Every row whose key equals `key`, run off the cooperative pool.
     /// - Throws: as `first(_:)`.
     public func select(_ key: Key) async throws -> [Model] where Key: Sendable, Model: Sendable {
-        try await executor.reporting {
-            try await executor.perform(.read) { try self.select(key) }
-        }
+        try await executor.perform(.read) { try self.select(key) }
     }
 
     /// Runs `variant` with `key` bound on a session's kept statement, and `read` over its rows;
     /// inlinable, so that it specializes with the connection's statement type in the caller.
     @inlinable
     func run<T>(_ variant: Variant, _ key: Key, _ read: (Connection.Statement) throws -> T) throws -> T {
-        try executor.reporting {
+        try executor.query(kept: variant.slot, variant.sql) { statement in
             if Key.crudIsOptional, try CRUDDatabaseValue(key) == .null {
                 throw CRUDSQLGenError("a prepared query matching \"\(keyName)\" ran with nil, which = matches in no row; "
                     + "select with where(\\.\(keyName) == nil) instead, which means IS NULL")
             }
-            return try executor.query(kept: variant.slot, variant.sql) { statement in
-                var binder = statement
-                try key.crudBind(to: &binder, at: 0)
-                for (offset, value) in variant.parameters.enumerated() { try value.bind(to: &binder, at: offset + 1) }
-                do {
-                    return try read(statement)
-                } catch let decoding as CRUDDecoderError {
-                    throw decoding.reading(Model.self)
-                }
+            var binder = statement
+            try key.crudBind(to: &binder, at: 0)
+            for (offset, value) in variant.parameters.enumerated() { try value.bind(to: &binder, at: offset + 1) }
+            do {
+                return try read(statement)
+            } catch let decoding as CRUDDecoderError {
+                throw decoding.reading(Model.self)
             }
         }
     }

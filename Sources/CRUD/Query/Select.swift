@@ -37,11 +37,8 @@ extension SelectAble {
     /// large to hold in memory: `let c = try query.cursor(); while let x = try c.next() { … }`.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError` (from joined children).
     public func cursor() throws -> CRUDCursor<OverAllForm, DatabaseType.Configuration.Connection> {
-        return try executor.reporting {
-            // A task may keep the cursor across its awaits.
-            try CRUDCursor(executor: executor, plan: plan, limit: plan.limit,
-                           hold: CRUDConnectionPool.callerIsTask ? .acrossSuspension : .brief)
-        }
+        // A task may keep the cursor across its awaits.
+        try executor.cursor(plan, limit: plan.limit, hold: CRUDConnectionPool.callerIsTask ? .acrossSuspension : .brief)
     }
 
     /// Runs the query and calls `body` with each result as it is read, without holding them all.
@@ -57,14 +54,13 @@ extension SelectAble {
     /// How many results `select()` would give, counted by the database without reading them.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     public func count() throws -> Int {
-        return try executor.reporting {
+        try executor.query(.read, render: {
             try plan.validate()
             var builder = SQLBuilder(dialect: executor.dialect)
-            let sql = try builder.count(plan)
-            return try executor.query(.read, CRUDStatementText(sql, builder.parameters)) { statement in
-                guard try statement.step() else { throw CRUDSQLExeError("COUNT returned no row", sql: sql) }
-                return Int(try statement.readInt64(0))
-            }
+            return CRUDStatementText(try builder.count(plan), builder.parameters)
+        }) { statement in
+            guard try statement.step() else { throw CRUDSQLExeError("COUNT returned no row") }
+            return Int(try statement.readInt64(0))
         }
     }
 
@@ -72,13 +68,8 @@ extension SelectAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
     @inlinable
     public func first() throws -> OverAllForm? {
-        guard plan.isJoinFree else {
-            // `next()` hands its own errors to `didFail`.
-            return try executor.reporting { try firstCursor() }.next()
-        }
-        return try executor.reporting {
-            try executor.firstRow(plan, limit: firstLimit, as: OverAllForm.self)
-        }
+        guard plan.isJoinFree else { return try firstCursor().next() }
+        return try executor.firstRow(plan, limit: firstLimit, as: OverAllForm.self)
     }
 
     /// At most the first result, after the plan's skip.
@@ -90,6 +81,6 @@ extension SelectAble {
     /// A cursor over at most the first result.
     @usableFromInline
     func firstCursor() throws -> CRUDCursor<OverAllForm, DatabaseType.Configuration.Connection> {
-        try CRUDCursor(executor: executor, plan: plan, limit: firstLimit)
+        try executor.cursor(plan, limit: firstLimit)
     }
 }

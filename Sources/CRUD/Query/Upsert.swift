@@ -31,35 +31,25 @@ extension Table {
     @discardableResult
     public func upsert(_ instances: [A], onConflict target: PartialKeyPath<A>, _ moreTarget: PartialKeyPath<A>...,
                        do action: CRUDConflictAction<A> = .replace) throws -> Int {
-        try executor.reporting {
-            try upsert(instances, target: [target] + moreTarget, action: action)
-        }
+        try upsert(instances, target: [target] + moreTarget, action: action)
     }
 
     /// Inserts the row, or handles a conflict with a stored one as `action` says.
     @discardableResult
     public func upsert(_ instance: A, onConflict target: PartialKeyPath<A>, _ moreTarget: PartialKeyPath<A>...,
                        do action: CRUDConflictAction<A> = .replace) throws -> Int {
-        try executor.reporting {
-            try upsert([instance], target: [target] + moreTarget, action: action)
-        }
+        try upsert([instance], target: [target] + moreTarget, action: action)
     }
 
-    func upsert(_ instances: [A], target: [PartialKeyPath<A>], action: CRUDConflictAction<A>) throws -> Int {
-        try executor.reporting {
-            try upsertRows(instances, target: target, action: action)
+    func upsert(_ instances: [A], target keyPaths: [PartialKeyPath<A>], action: CRUDConflictAction<A>) throws -> Int {
+        try executor.upsert(instances) {
+            let target = try A.crudColumns(keyPaths, for: "upsert")
+            let updated: [Int] = switch action.action {
+            case .ignore: []
+            case .replace: A.crudSchema.columns.indices.filter { !target.contains($0) }
+            case let .update(keys): try A.crudColumns(keys, for: "upsert")
+            }
+            return (target, updated)
         }
-    }
-
-    private func upsertRows(_ instances: [A], target keyPaths: [PartialKeyPath<A>], action: CRUDConflictAction<A>) throws -> Int {
-        let schema = A.crudSchema
-        let target = try A.crudColumns(keyPaths, for: "upsert")
-        let updated: [Int] = switch action.action {
-        case .ignore: []
-        case .replace: schema.columns.indices.filter { !target.contains($0) }
-        case let .update(keys): try A.crudColumns(keys, for: "upsert")
-        }
-        guard !instances.isEmpty else { return 0 }
-        return try executor.upsert(instances, target: target, updated: updated)
     }
 }

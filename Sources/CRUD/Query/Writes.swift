@@ -87,27 +87,21 @@ extension InsertAble {
     /// - Throws: `CRUDSQLExeError` (nothing is inserted then), `CRUDEncoderError`.
     @discardableResult @inlinable
     public func insert(_ instances: [InsertForm]) throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        return try insertionTable.executor.reporting {
-            try insertRows(instances, columns: nil)
-        }
+        try insertRows(instances, columns: nil)
     }
 
     /// Inserts one row with every column.
     /// - Throws: `CRUDSQLExeError` (nothing is inserted then), `CRUDEncoderError`.
     @discardableResult @inlinable
     public func insert(_ instance: InsertForm) throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        return try insertionTable.executor.reporting {
-            try insertRows([instance], columns: nil)
-        }
+        try insertRows([instance], columns: nil)
     }
 
     /// Inserts only the named columns; the others take their defaults.
     @discardableResult @inlinable
     public func insert(_ instances: [InsertForm], setKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        try insertionTable.executor.reporting {
-            try insertRows(instances, columns: InsertForm.crudColumns([setKeys] + rest, for: "insert"))
-        }
+        try insertRows(instances, columns: try InsertForm.crudColumns([setKeys] + rest, for: "insert"))
     }
 
     /// Inserts one row with only the named columns; the others take their defaults.
@@ -115,9 +109,7 @@ extension InsertAble {
     @discardableResult @inlinable
     public func insert(_ instance: InsertForm, setKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        try insertionTable.executor.reporting {
-            try insertRows([instance], columns: InsertForm.crudColumns([setKeys] + rest, for: "insert"))
-        }
+        try insertRows([instance], columns: try InsertForm.crudColumns([setKeys] + rest, for: "insert"))
     }
 
     /// Inserts every column but the named ones (an auto-assigned id, say); ignoring all columns
@@ -125,9 +117,7 @@ extension InsertAble {
     @discardableResult @inlinable
     public func insert(_ instances: [InsertForm], ignoreKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        try insertionTable.executor.reporting {
-            try insertRows(instances, columns: InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"))
-        }
+        try insertRows(instances, columns: try InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"))
     }
 
     /// Inserts one row without the named columns, which take their defaults (an id the database
@@ -136,18 +126,16 @@ extension InsertAble {
     @discardableResult @inlinable
     public func insert(_ instance: InsertForm, ignoreKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        try insertionTable.executor.reporting {
-            try insertRows([instance], columns: InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"))
-        }
+        try insertRows([instance], columns: try InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"))
     }
 
+    /// Inserts `instances`, their `columns` (every column when `nil`) worked out inside the
+    /// executor's boundary.
     @inlinable
-    func insertRows(_ instances: [InsertForm], columns: [Int]?) throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        guard !instances.isEmpty else { return Insert(lastInsertId: { nil }) }
+    func insertRows(_ instances: [InsertForm], columns: @autoclosure () throws -> [Int]?)
+        throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
         let executor = insertionTable.executor
-        let width = columns?.count ?? InsertForm.crudSchema.columns.count
-        let perStatement = width == 0 ? 1 : max(1, min(executor.dialect.rowsPerInsert(columns: width), instances.count))
-        let lastInsertId = try executor.insert(instances, columns: columns, perStatement: perStatement) { capture, rows in
+        let lastInsertId = try executor.insert(instances, columns: columns) { capture, rows, columns in
             CRUDStatementText(insertSQL(columns: columns, rows: rows, returning: capture.idColumn, dialect: executor.dialect))
         }
         return Insert(lastInsertId: lastInsertId)
@@ -166,39 +154,35 @@ extension UpdateAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`.
     @discardableResult
     public func update(_ instance: OverAllForm) throws -> Update<OverAllForm, Self> {
-        return try executor.reporting {
-            try updateRows(instance, columns: nil)
-        }
+        try updateRows(instance, columns: nil)
     }
 
     /// Sets only the named columns.
     @discardableResult
     public func update(_ instance: OverAllForm, setKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) throws
         -> Update<OverAllForm, Self> {
-        try executor.reporting {
-            try updateRows(instance, columns: OverAllForm.crudColumns([setKeys] + rest, for: "update"))
-        }
+        try updateRows(instance, columns: try OverAllForm.crudColumns([setKeys] + rest, for: "update"))
     }
 
     /// Sets every column but the named ones.
     @discardableResult
     public func update(_ instance: OverAllForm, ignoreKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) throws
         -> Update<OverAllForm, Self> {
-        try executor.reporting {
-            try updateRows(instance, columns: OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update"))
-        }
+        try updateRows(instance, columns: try OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update"))
     }
 
-    func updateRows(_ instance: OverAllForm, columns: [Int]?) throws -> Update<OverAllForm, Self> {
+    /// Updates the matching rows' `columns` (every column when `nil`), worked out inside the
+    /// executor's boundary.
+    func updateRows(_ instance: OverAllForm, columns: @autoclosure () throws -> [Int]?) throws -> Update<OverAllForm, Self> {
         let schema = OverAllForm.crudSchema
-        let changed = try executor.write(.update, on: schema, render: { capture in
+        let changed = try executor.write(.update, on: schema, columns: columns, render: { capture, columns in
             let update = try updateStatement(columns: columns, returning: capture.returning)
             return CRUDStatementText(update.sql, update.parameters, firstParameter: update.assigned)
         }, idsOf: { key in
             var builder = SQLBuilder(dialect: executor.dialect)
             let query = try builder.rootColumn(plan, key, of: schema)
             return CRUDStatementText(query, builder.parameters)
-        }, bind: { binder in
+        }, bind: { binder, columns in
             try instance.crudBind(columns: columns, to: &binder)
         })
         return Update(changedRows: changed)
@@ -226,16 +210,14 @@ extension DeleteAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     @discardableResult
     public func delete() throws -> Delete<OverAllForm, Self> {
-        return try executor.reporting {
+        let schema = OverAllForm.crudSchema
+        let changed = try executor.write(.delete, on: schema) { capture, _ in
             try plan.validate()
-            let schema = OverAllForm.crudSchema
-            let changed = try executor.write(.delete, on: schema) { capture in
-                var builder = SQLBuilder(dialect: executor.dialect)
-                let sql = try builder.delete(schema, filter: plan.filter, root: OverAllForm.self) + builder.returningClause(schema, capture.returning)
-                return CRUDStatementText(sql, builder.parameters)
-            }
-            return Delete(changedRows: changed)
+            var builder = SQLBuilder(dialect: executor.dialect)
+            let sql = try builder.delete(schema, filter: plan.filter, root: OverAllForm.self) + builder.returningClause(schema, capture.returning)
+            return CRUDStatementText(sql, builder.parameters)
         }
+        return Delete(changedRows: changed)
     }
 }
 
@@ -244,12 +226,19 @@ extension Table {
     /// - Throws: `CRUDSQLGenError` for no key paths or one that names no column; `CRUDSQLExeError`.
     @discardableResult
     public func index(unique: Bool = false, _ keys: PartialKeyPath<A>...) throws -> Index<A, Self> {
-        return try executor.reporting {
-            try index(unique: unique, keys: keys)
-        }
+        try index(unique: unique, keys: keys)
     }
 
     func index(unique: Bool, keys: [PartialKeyPath<A>]) throws -> Index<A, Self> {
+        let dialect = executor.dialect
+        // Without IF NOT EXISTS, the database's refusal of an existing index is the same answer.
+        try executor.schemaChange("index on \(A.self)", tables: [A.crudSchema.name], run: try indexSQL(unique: unique, keys: keys)) { error in
+            !dialect.createIndexIfNotExists && dialect.indexAlreadyExists(error)
+        }
+        return Index(table: self)
+    }
+
+    private func indexSQL(unique: Bool, keys: [PartialKeyPath<A>]) throws -> String {
         guard !keys.isEmpty else { throw CRUDSQLGenError("index: name at least one column") }
         var columns: [Int] = []
         for key in keys {
@@ -258,12 +247,6 @@ extension Table {
             }
             if !columns.contains(column) { columns.append(column) }
         }
-        let sql = SQLBuilder(dialect: executor.dialect).createIndex(on: A.crudSchema, columns: columns, unique: unique)
-        let dialect = executor.dialect
-        // Without IF NOT EXISTS, the database's refusal of an existing index is the same answer.
-        try executor.schemaChange("index on \(A.self)", tables: [A.crudSchema.name], run: sql) { error in
-            !dialect.createIndexIfNotExists && dialect.indexAlreadyExists(error)
-        }
-        return Index(table: self)
+        return SQLBuilder(dialect: executor.dialect).createIndex(on: A.crudSchema, columns: columns, unique: unique)
     }
 }

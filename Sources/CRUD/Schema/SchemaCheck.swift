@@ -50,19 +50,16 @@ extension Database {
     /// - Throws: `CRUDSchemaMismatchError` listing every missing table, missing column, type and
     ///   nullability mismatch; `CRUDSQLExeError` when the database cannot be read.
     public func checkSchema(_ models: [any CRUDModel.Type]) throws {
-        try executor.reporting {
-            let differences = try executor.readingCatalog(.read) { catalog in
-                var checked: Set<String> = []
-                var differences: [CRUDSchemaDifference] = []
-                var pending = models
-                while let model = pending.popLast() {
-                    let schema = model.crudSchema
-                    guard checked.insert(schema.name).inserted else { continue }
-                    pending.append(contentsOf: schema.relations.map(\.target))
-                    differences += try Self.differences(of: schema, from: catalog.columns(ofTable: schema.name),
-                                                        in: catalog.dialect)
-                }
-                return differences
+        try executor.readingCatalog(.read) { catalog in
+            var checked: Set<String> = []
+            var differences: [CRUDSchemaDifference] = []
+            var pending = models
+            while let model = pending.popLast() {
+                let schema = model.crudSchema
+                guard checked.insert(schema.name).inserted else { continue }
+                pending.append(contentsOf: schema.relations.map(\.target))
+                differences += try Self.differences(of: schema, from: catalog.columns(ofTable: schema.name),
+                                                    in: catalog.dialect)
             }
             guard differences.isEmpty else { throw CRUDSchemaMismatchError(differences: differences) }
         }

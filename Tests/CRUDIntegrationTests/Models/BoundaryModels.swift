@@ -11,3 +11,17 @@ struct Boundary: CRUDModel {
 
     static let crudConstraints: [CRUDConstraint<Boundary>] = [.unique(\.name)]
 }
+
+/// Boundary's table read with a number where it holds text, so that reading a row fails.
+struct BoundaryMisread: CRUDModel, TableNameProvider {
+    static let tableName = "Boundary"
+    let id: Int
+    var name: Int
+    var n: Int
+}
+
+/// A parent of boundary rows, for a join that names no column.
+struct BoundaryParent: CRUDModel {
+    let id: Int
+    let rows: [Boundary]?
+}
