@@ -138,9 +138,9 @@ struct SelectTests {
         }
         #expect(try db.table(Course.self).order(descending: \.id).first()?.id == 40, "another shape, with an order")
         #expect(try db.table(Course.self).order(by: \.id).limit(1, skip: 5).first()?.id == 7, "the skip is kept, the limit is one")
-        // More shapes than the select cache keeps (lists of every length up to 300): when it starts
-        // over, the slots of its shapes are taken by new ones, and each connection replaces the
-        // statement it kept at a slot by the new shape's.
+        // More shapes than the select cache keeps (lists of every length up to 300): a shape whose
+        // place a new one takes gives up its slot, which a later shape gets, and each connection
+        // replaces the statement it kept at a slot by the new shape's.
         for round in 0 ..< 2 {
             for length in 1 ... 300 {
                 let ids = Array(stride(from: length, through: 1, by: -1))

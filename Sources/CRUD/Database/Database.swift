@@ -37,6 +37,7 @@ public struct Database<C: DatabaseConfigurationProtocol>: DatabaseProtocol {
     }
 
     /// The table of `form`, where the operation chains start.
+    @inlinable
     public func table<T: CRUDModel>(_ form: T.Type) -> Table<T, Database<C>> {
         Table(database: self)
     }

@@ -7,7 +7,7 @@ extension CRUDExecutor {
     @inlinable
     func firstRow<Model: CRUDModel>(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit, as model: Model.Type) throws -> Model? {
         try withSession(.read) { session in
-            let query = try firstQuery(plan, limit: limit)
+            let query = try firstQuery(plan, limit: limit, values: &session.rowReadValues)
             func read(_ statement: Connection.Statement) throws -> Model? {
                 guard try statement.step() else { return nil }
                 do {
@@ -16,19 +16,20 @@ extension CRUDExecutor {
                     throw decoding.reading(Model.self)
                 }
             }
-            guard let slot = query.slot else { return try session.withStatement(query.sql, query.values, read) }
+            let values = session.rowReadValues
+            guard let slot = query.slot else { return try session.withStatement(query.sql, values, read) }
             return try session.withOwnedStatement(slot, query.sql) { statement in
                 var binder = statement
-                for (position, value) in query.values.enumerated() { try value.bind(to: &binder, at: position) }
+                for (position, value) in values.enumerated() { try value.bind(to: &binder, at: position) }
                 return try read(statement)
             }
         }
     }
 
-    /// The checked plan's SQL, values and statement slot, from the select cache.
+    /// The checked plan's SQL and statement slot, from the select cache, and the values it binds.
     @usableFromInline
-    func firstQuery(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit) throws -> SelectCache.Statement {
+    func firstQuery(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit, values: inout [CRUDDatabaseValue]) throws -> SelectCache.Statement {
         try plan.validate()
-        return try SelectCache.shared.statement(plan, limit: limit, dialect: dialect)
+        return try SelectCache.shared.statement(plan, limit: limit, dialect: dialect, values: &values)
     }
 }

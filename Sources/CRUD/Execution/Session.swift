@@ -3,14 +3,16 @@ import Foundation
 /// What the pool knows of a session, without its connection's type: its role, its lock and its
 /// transaction state.
 ///
-/// `@unchecked Sendable`: the mutable properties are guarded by `gate`, as in `CRUDSession`.
+/// `@unchecked Sendable`: the mutable properties are guarded by `gate`, as in `CRUDSession`. Since
+/// one holder at a time uses them (that lock, or a lease), the hot ones skip Swift's dynamic
+/// exclusivity checks (`@exclusivity(unchecked)`), which cost more than the statement's own binding.
 @usableFromInline
 class CRUDSessionSlot: @unchecked Sendable {
     /// How deep the current transaction is nested: 0 outside any transaction. Guarded by `gate`.
-    @usableFromInline var transactionDepth = 0
+    @usableFromInline @exclusivity(unchecked) var transactionDepth = 0
     /// Statements run so far, so that `Insert.lastInsertId()` can tell whether the connection ran
     /// something else since its insert. Guarded by `gate`.
-    @usableFromInline var statementsRun = 0
+    @usableFromInline @exclusivity(unchecked) var statementsRun = 0
     @usableFromInline let gate = NSRecursiveLock()
     /// Where async operations on this session run: a thread of the library's, never Swift's
     /// cooperative pool, since the driver's calls block.
@@ -29,7 +31,7 @@ class CRUDSessionSlot: @unchecked Sendable {
     /// Whether the connection must ask the server if it still works before its next statement: set
     /// by the pool when another of its connections was found lost (a server restart drops them
     /// all). Guarded by the pool's lock while the session is idle, by its holder while leased.
-    @usableFromInline var probeBeforeUse = false
+    @usableFromInline @exclusivity(unchecked) var probeBeforeUse = false
     /// Whether its holder is a task that keeps it across suspension points (the pool counts those).
     /// Guarded by the pool's lock.
     var heldAcrossSuspension = false
@@ -60,12 +62,15 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
 
     /// The statements prepared queries keep on this connection, at their slots' indexes, each with
     /// the generation of the slot it was prepared for (`CRUDStatementSlot`).
-    @usableFromInline var ownedStatements: [(generation: Int, statement: Connection.Statement)?] = []
+    @usableFromInline @exclusivity(unchecked) var ownedStatements: [(generation: Int, statement: Connection.Statement)?] = []
+    /// The values a one-row read binds, kept between reads so that collecting them allocates
+    /// nothing once it has grown.
+    @usableFromInline @exclusivity(unchecked) var rowReadValues: [CRUDDatabaseValue] = []
 
     /// Where every schema change commits the open transaction (MySQL), the texts of the statements
     /// the open transaction ran, so that a schema change run beside it can tell whether it used the
     /// table (`transactionMayUse`). Empty elsewhere, and outside transactions.
-    @usableFromInline var transactionStatements: Set<String> = []
+    @usableFromInline @exclusivity(unchecked) var transactionStatements: Set<String> = []
     @usableFromInline let keepsTransactionStatements: Bool
 
     /// The keys found by `uniqueKeys(of:exactly:)`, by table and columns. Only found keys are kept:

@@ -4,6 +4,7 @@
 /// Values are captured when the expression is built and always bound as parameters, never written
 /// into the SQL text.
 public struct CRUDBooleanExpression: Sendable {
+    @usableFromInline
     indirect enum Node: Sendable {
         case compare(CRUDColumnReference, ComparisonOperator, CRUDDatabaseValue)
         case contained(CRUDColumnReference, [CRUDDatabaseValue], negated: Bool)
@@ -15,8 +16,9 @@ public struct CRUDBooleanExpression: Sendable {
         case invalid(Error)
     }
 
-    let node: Node
+    @usableFromInline let node: Node
 
+    @inlinable
     init(_ node: Node) {
         self.node = node
     }
@@ -46,15 +48,16 @@ public struct CRUDBooleanExpression: Sendable {
 /// constant (`Person.Columns.name`), possibly inside a SQL function (`lower(…)`). Made by the
 /// operators and functions; it has nothing to use directly.
 public struct CRUDColumnReference: Sendable {
-    let model: any CRUDModel.Type
+    @usableFromInline let model: any CRUDModel.Type
     /// Key paths are immutable once formed (this one names a stored property, with no captured
     /// subscript arguments), so sharing one between threads is safe though the type is not marked so.
-    nonisolated(unsafe) let keyPath: AnyKeyPath?
+    @usableFromInline nonisolated(unsafe) let keyPath: AnyKeyPath?
     /// The column's position, when a column constant named it.
-    let column: Int?
+    @usableFromInline let column: Int?
     /// The SQL function the column is wrapped in.
-    var function: CRUDSQLFunction?
+    @usableFromInline var function: CRUDSQLFunction?
 
+    @inlinable
     init<Model: CRUDModel>(_ keyPath: PartialKeyPath<Model>) {
         model = Model.self
         self.keyPath = keyPath
@@ -79,6 +82,7 @@ public struct CRUDColumnReference: Sendable {
     }
 }
 
+@usableFromInline
 enum ComparisonOperator: String, Sendable {
     case equal = "="
     case notEqual = "<>"
@@ -100,6 +104,7 @@ enum ComparisonOperator: String, Sendable {
     }
 }
 
+@usableFromInline
 enum LikePattern: Sendable {
     case contains, beginsWith, endsWith
 

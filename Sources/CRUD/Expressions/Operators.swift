@@ -8,12 +8,14 @@ infix operator %!=%: ComparisonPrecedence
 infix operator !=%: ComparisonPrecedence
 infix operator %!=: ComparisonPrecedence
 
-private func comparison<Model: CRUDModel, Value: CRUDValue>(
+@inlinable
+func comparison<Model: CRUDModel, Value: CRUDValue>(
     _ keyPath: KeyPath<Model, Value>, _ operation: ComparisonOperator, _ value: Value
 ) -> CRUDBooleanExpression {
     comparison(CRUDColumnReference(keyPath), operation, value)
 }
 
+@inlinable
 func comparison<Value: CRUDValue>(_ reference: CRUDColumnReference, _ operation: ComparisonOperator, _ value: Value) -> CRUDBooleanExpression {
     do {
         return CRUDBooleanExpression(.compare(reference, operation, try CRUDDatabaseValue(value)))
@@ -23,31 +25,37 @@ func comparison<Value: CRUDValue>(_ reference: CRUDColumnReference, _ operation:
 }
 
 /// The column equals the value; with `nil` on an optional column, `IS NULL`.
+@inlinable
 public func == <Model: CRUDModel, Value: CRUDValue>(lhs: KeyPath<Model, Value>, rhs: Value) -> CRUDBooleanExpression {
     comparison(lhs, .equal, rhs)
 }
 
 /// The column differs from the value; with `nil` on an optional column, `IS NOT NULL`.
+@inlinable
 public func != <Model: CRUDModel, Value: CRUDValue>(lhs: KeyPath<Model, Value>, rhs: Value) -> CRUDBooleanExpression {
     comparison(lhs, .notEqual, rhs)
 }
 
 /// The column's value is less than the value (`nil` is refused: only `==` and `!=` compare with it).
+@inlinable
 public func < <Model: CRUDModel, Value: CRUDValue>(lhs: KeyPath<Model, Value>, rhs: Value) -> CRUDBooleanExpression {
     comparison(lhs, .less, rhs)
 }
 
 /// The column's value is at most the value (`nil` is refused: only `==` and `!=` compare with it).
+@inlinable
 public func <= <Model: CRUDModel, Value: CRUDValue>(lhs: KeyPath<Model, Value>, rhs: Value) -> CRUDBooleanExpression {
     comparison(lhs, .lessOrEqual, rhs)
 }
 
 /// The column's value is greater than the value (`nil` is refused: only `==` and `!=` compare with it).
+@inlinable
 public func > <Model: CRUDModel, Value: CRUDValue>(lhs: KeyPath<Model, Value>, rhs: Value) -> CRUDBooleanExpression {
     comparison(lhs, .greater, rhs)
 }
 
 /// The column's value is at least the value (`nil` is refused: only `==` and `!=` compare with it).
+@inlinable
 public func >= <Model: CRUDModel, Value: CRUDValue>(lhs: KeyPath<Model, Value>, rhs: Value) -> CRUDBooleanExpression {
     comparison(lhs, .greaterOrEqual, rhs)
 }

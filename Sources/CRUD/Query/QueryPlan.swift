@@ -35,17 +35,45 @@ public struct CRUDQueryPlan: Sendable {
     }
 
     var root: any CRUDModel.Type
-    var order: [Order] = []
     var limit: Limit?
-    var joins: [Join] = []
+    @usableFromInline var filter: CRUDBooleanExpression?
+    /// What most plans lack, in one box that is replaced when one of them changes: copying a plan,
+    /// which each step of a chain does, then retains the filter and this box at most.
+    private var extras: Extras?
+
+    private final class Extras: Sendable {
+        let order: [Order]
+        let joins: [Join]
+        let deferredError: CRUDSQLGenError?
+
+        init(order: [Order], joins: [Join], deferredError: CRUDSQLGenError?) {
+            self.order = order
+            self.joins = joins
+            self.deferredError = deferredError
+        }
+    }
+
+    var order: [Order] {
+        get { extras?.order ?? [] }
+        set { extras = Extras(order: newValue, joins: joins, deferredError: deferredError) }
+    }
+
+    var joins: [Join] {
+        get { extras?.joins ?? [] }
+        set { extras = Extras(order: order, joins: newValue, deferredError: deferredError) }
+    }
+
+    /// The first mistake made while chaining (a key path that names no column, a negative limit),
+    /// thrown when the chain runs.
+    var deferredError: CRUDSQLGenError? {
+        get { extras?.deferredError }
+        set { extras = Extras(order: order, joins: joins, deferredError: newValue) }
+    }
 
     /// Whether the query joins nothing: `first()` then reads its row without a cursor.
     @usableFromInline var isJoinFree: Bool { joins.isEmpty }
-    var filter: CRUDBooleanExpression?
-    /// The first mistake made while chaining (a key path that names no column, a negative limit),
-    /// thrown when the chain runs.
-    var deferredError: CRUDSQLGenError?
 
+    @usableFromInline
     init(root: any CRUDModel.Type) {
         self.root = root
     }

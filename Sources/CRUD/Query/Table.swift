@@ -8,6 +8,7 @@ public struct Table<A: CRUDModel, D: DatabaseProtocol>: TableProtocol, JoinAble,
     /// What the chain has said so far.
     public let plan: CRUDQueryPlan
 
+    @inlinable
     init(database: D) {
         self.database = database
         plan = CRUDQueryPlan(root: A.self)

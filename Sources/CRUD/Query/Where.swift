@@ -5,6 +5,12 @@ public struct Where<OverAllForm: CRUDModel, Parent: TableProtocol>: TableProtoco
     public let database: Parent.DatabaseType
     /// What the chain has said so far.
     public let plan: CRUDQueryPlan
+
+    @inlinable
+    init(database: Parent.DatabaseType, plan: CRUDQueryPlan) {
+        self.database = database
+        self.plan = plan
+    }
 }
 
 extension Where: UpdateAble where Parent: PlainTable {}
@@ -13,6 +19,7 @@ extension Where: DeleteAble where Parent: PlainTable {}
 extension WhereAble {
     /// Keeps the rows that meet `expr`. The expression may name the table and any joined type; a
     /// joined type's condition also filters that join's children.
+    @inlinable
     public func `where`(_ expr: CRUDBooleanExpression) -> Where<OverAllForm, Self> {
         var plan = self.plan
         plan.filter = expr

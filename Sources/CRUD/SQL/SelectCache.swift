@@ -5,8 +5,12 @@ import Foundation
 ///
 /// A shape is what decides the text: the dialect, the model, the key paths named (by object identity),
 /// operators, which comparisons are with `nil`, list lengths, orderings, and which limit parts are set.
-/// Values are not part of it; they are collected in the order the builder binds them. An entry keeps
+/// Values are not part of it; they are bound in the order the builder binds them. An entry keeps
 /// its key paths alive, so no other key path can take over an identity it was stored under.
+///
+/// A lookup allocates nothing: one walk of the plan mixes its shape into the place of its entry, and
+/// a second compares the shape with the entry's while it collects the values into the caller's
+/// array, which keeps its capacity from one query to the next.
 ///
 /// `@unchecked Sendable`: `entries` is guarded by `lock`.
 @usableFromInline
@@ -17,105 +21,195 @@ final class SelectCache: @unchecked Sendable {
     /// theirs (a server keeps each prepared statement until it is discarded).
     static let capacity = 256
 
-    /// Dialect, model and key-path identities (as bit patterns) and structure tokens, in walk order.
-    struct Shape: Hashable {
-        var tokens: [Int]
-    }
-
-    private struct Entry {
+    /// A class, so that taking one out of the table retains one object.
+    private final class Entry: Sendable {
+        /// The shape's tokens, in walk order.
+        let tokens: [Int]
         let sql: String
-        let keyPaths: [AnyKeyPath]
+        /// Key paths are immutable once formed, so sharing them between threads is safe though the
+        /// type is not marked so.
+        nonisolated(unsafe) let keyPaths: [AnyKeyPath]
         /// Where each connection keeps this shape's statement, for reads that finish before they
         /// return (`first()`): found by index, without hashing the SQL text.
         let slot = CRUDStatementSlot()
+
+        init(tokens: [Int], sql: String, keyPaths: [AnyKeyPath]) {
+            self.tokens = tokens
+            self.sql = sql
+            self.keyPaths = keyPaths
+        }
     }
 
-    /// A cached select: its SQL, the values to bind in order, and the slot of its statement (`nil`
-    /// for a select the cache does not take: joins, an invalid condition).
+    /// A select's SQL, and the slot of its statement (`nil` for a select the cache does not take:
+    /// joins, an invalid condition).
     @usableFromInline
     struct Statement {
         @usableFromInline let sql: String
-        @usableFromInline let values: [CRUDDatabaseValue]
         @usableFromInline let slot: CRUDStatementSlot?
     }
 
     private let lock = NSLock()
-    private var entries: [Shape: Entry] = [:]
+    /// Direct-mapped by the shape's mix: a shape whose place another holds replaces it. Hot shapes
+    /// rarely meet, and one that lost its place is built again, as on a first use.
+    /// Guarded by `lock`, which makes Swift's dynamic exclusivity checks redundant.
+    @exclusivity(unchecked) private var entries = [Entry?](repeating: nil, count: capacity)
 
     /// The SQL and parameters of the plan's root query, from the cache when the shape was seen before.
     func select(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, dialect: any CRUDDialect) throws -> (String, [CRUDDatabaseValue]) {
-        let statement = try self.statement(plan, limit: limit, dialect: dialect)
-        return (statement.sql, statement.values)
+        var values: [CRUDDatabaseValue] = []
+        let statement = try self.statement(plan, limit: limit, dialect: dialect, values: &values)
+        return (statement.sql, values)
     }
 
     /// The plan's root query with the slot of its statement, from the cache when the shape was seen
-    /// before.
+    /// before; `values` is set to what it binds, in order, keeping its capacity.
     @usableFromInline
-    func statement(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, dialect: any CRUDDialect) throws -> Statement {
-        guard plan.joins.isEmpty, let key = ShapeKey(plan: plan, limit: limit, dialect: dialect) else {
-            var builder = SQLBuilder(dialect: dialect)
+    func statement(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, dialect: any CRUDDialect,
+                   values: inout [CRUDDatabaseValue]) throws -> Statement {
+        values.removeAll(keepingCapacity: true)
+        let dialect = ShapeWalk.Dialect(dialect)
+        var mixer = ShapeMixer()
+        guard plan.joins.isEmpty, try ShapeWalk.walk(plan, limit: limit, dialect: dialect, &mixer) else {
+            var builder = SQLBuilder(dialect: dialect.dialect)
             let sql = try builder.select(plan, limit: limit)
-            return Statement(sql: sql, values: builder.parameters, slot: nil)
+            values = builder.parameters
+            return Statement(sql: sql, slot: nil)
         }
-        let shape = key.shape
-        if let entry = lock.withLock({ entries[shape] }) {
-            return Statement(sql: entry.sql, values: key.values, slot: entry.slot)
+        let place = mixer.place
+        if let entry = lock.withLock({ entries[place] }) {
+            var matcher = ShapeMatcher(tokens: entry.tokens)
+            // The matcher owns the buffer while it fills it, so appending does not copy it.
+            swap(&matcher.values, &values)
+            let walked = try ShapeWalk.walk(plan, limit: limit, dialect: dialect, &matcher)
+            swap(&matcher.values, &values)
+            if walked, matcher.matched { return Statement(sql: entry.sql, slot: entry.slot) }
+            values.removeAll(keepingCapacity: true)
         }
-        var builder = SQLBuilder(dialect: dialect)
+        var builder = SQLBuilder(dialect: dialect.dialect)
         let sql = try builder.select(plan, limit: limit)
-        assert(builder.parameters == key.values, "the select cache collects values in another order than the builder binds them")
+        var collector = ShapeCollector()
+        _ = try ShapeWalk.walk(plan, limit: limit, dialect: dialect, &collector)
+        assert(builder.parameters == collector.values, "the select cache binds values in another order than the builder")
         var keyPaths: [AnyKeyPath] = []
-        if let filter = plan.filter { ShapeKey.collectKeyPaths(filter.node, into: &keyPaths) }
-        let entry = Entry(sql: sql, keyPaths: keyPaths)
-        lock.withLock {
-            if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
-            entries[shape] = entry
-        }
-        return Statement(sql: sql, values: builder.parameters, slot: entry.slot)
+        if let filter = plan.filter { ShapeWalk.collectKeyPaths(filter.node, into: &keyPaths) }
+        let entry = Entry(tokens: collector.tokens, sql: sql, keyPaths: keyPaths)
+        lock.withLock { entries[place] = entry }
+        values.append(contentsOf: builder.parameters)
+        return Statement(sql: sql, slot: entry.slot)
     }
 }
 
-/// Walks a plan the way `SQLBuilder.select` does, recording its shape and collecting its values.
-private struct ShapeKey {
-    var shape: SelectCache.Shape
+/// What a walk of a plan meets: the tokens of its shape, and its values in binding order (made
+/// only for a visitor that takes them).
+private protocol ShapeVisitor {
+    mutating func token(_ token: Int)
+    mutating func value(_ value: @autoclosure () -> CRUDDatabaseValue) throws
+}
+
+/// Mixes the tokens into the place of the shape's entry.
+private struct ShapeMixer: ShapeVisitor {
+    private var mix = 0
+
+    mutating func token(_ token: Int) {
+        // FNV-1a's step over whole words; the place takes the mix's top bits, which every token
+        // reaches through the multiplications after it.
+        mix = (mix ^ token) &* 0x100_0000_01B3
+    }
+
+    func value(_ value: @autoclosure () -> CRUDDatabaseValue) {}
+
+    /// The top 8 bits (`capacity` is 256) of the mix, scrambled once more.
+    var place: Int {
+        Int(truncatingIfNeeded: (UInt64(bitPattern: Int64(mix)) &* 0x9E37_79B9_7F4A_7C15) >> 56)
+    }
+}
+
+/// Compares the tokens with a stored shape's, collecting the values.
+private struct ShapeMatcher: ShapeVisitor {
+    let tokens: [Int]
+    var values: [CRUDDatabaseValue] = []
+    private var next = 0
+    private var differs = false
+
+    init(tokens: [Int]) {
+        self.tokens = tokens
+    }
+
+    mutating func token(_ token: Int) {
+        if next < tokens.count, tokens[next] == token { next += 1 } else { differs = true }
+    }
+
+    mutating func value(_ value: @autoclosure () -> CRUDDatabaseValue) {
+        values.append(value())
+    }
+
+    var matched: Bool { !differs && next == tokens.count }
+}
+
+/// Keeps the tokens, for a new entry, and the values, for a caller that binds them itself.
+private struct ShapeCollector: ShapeVisitor {
+    var tokens: [Int] = []
     var values: [CRUDDatabaseValue] = []
 
-    /// `nil` for plans the cache does not take (an expression holding an encoding error).
-    init?(plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, dialect: any CRUDDialect) {
-        shape = SelectCache.Shape(tokens: [])
-        shape.tokens.reserveCapacity(16)
-        shape.tokens.append(Self.identity(ObjectIdentifier(type(of: dialect))))
-        shape.tokens.append(Self.identity(ObjectIdentifier(plan.root)))
-        values.reserveCapacity(4)
-        if let filter = plan.filter {
-            guard add(filter.node) else { return nil }
-        }
-        shape.tokens.append(-1)
-        for term in plan.order {
-            shape.tokens.append(term.column * 2 + (term.descending ? 1 : 0))
-        }
-        shape.tokens.append(-2)
-        if let limit, limit.max != nil || limit.skip > 0 {
-            if let max = limit.max {
-                shape.tokens.append(1)
-                values.append(.integer(Int64(max)))
-            }
-            if limit.skip > 0 {
-                shape.tokens.append(2)
-                values.append(.integer(Int64(limit.skip)))
-            }
+    mutating func token(_ token: Int) {
+        tokens.append(token)
+    }
+
+    mutating func value(_ value: @autoclosure () -> CRUDDatabaseValue) {
+        values.append(value())
+    }
+}
+
+/// Walks a plan the way `SQLBuilder.select` does: its shape's tokens, and its values in the order
+/// the builder binds them.
+private enum ShapeWalk {
+    /// A dialect and its identity, the first token of every shape, found once for the walks of one
+    /// lookup.
+    struct Dialect {
+        let dialect: any CRUDDialect
+        let identity: Int
+
+        init(_ dialect: any CRUDDialect) {
+            self.dialect = dialect
+            identity = ShapeWalk.identity(ObjectIdentifier(type(of: dialect)))
         }
     }
 
-    private static func identity(_ object: ObjectIdentifier) -> Int {
+    /// `false` for plans the cache does not take (an expression holding an encoding error).
+    static func walk<Visitor: ShapeVisitor>(_ plan: borrowing CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, dialect: Dialect,
+                                            _ visitor: inout Visitor) throws -> Bool {
+        visitor.token(dialect.identity)
+        visitor.token(identity(ObjectIdentifier(plan.root)))
+        if let filter = plan.filter {
+            guard try add(filter.node, &visitor) else { return false }
+        }
+        visitor.token(-1)
+        for term in plan.order {
+            visitor.token(term.column * 2 + (term.descending ? 1 : 0))
+        }
+        visitor.token(-2)
+        if let limit, limit.max != nil || limit.skip > 0 {
+            if let max = limit.max {
+                visitor.token(1)
+                try visitor.value(.integer(Int64(max)))
+            }
+            if limit.skip > 0 {
+                visitor.token(2)
+                try visitor.value(.integer(Int64(limit.skip)))
+            }
+        }
+        return true
+    }
+
+    static func identity(_ object: ObjectIdentifier) -> Int {
         Int(bitPattern: object)
     }
 
-    private mutating func column(_ reference: CRUDColumnReference) {
-        shape.tokens.append(Self.identity(ObjectIdentifier(reference.model)))
+    private static func column<Visitor: ShapeVisitor>(_ reference: CRUDColumnReference, _ visitor: inout Visitor) {
+        visitor.token(identity(ObjectIdentifier(reference.model)))
         // A key path by identity; a column constant by position, negative so the two never meet.
-        shape.tokens.append(reference.keyPath.map { Self.identity(ObjectIdentifier($0)) } ?? -1 - reference.column!)
-        shape.tokens.append(reference.function?.code ?? 0)
+        visitor.token(reference.keyPath.map { identity(ObjectIdentifier($0)) } ?? -1 - reference.column!)
+        visitor.token(reference.function?.code ?? 0)
     }
 
     /// The key paths an expression names, for the cache entry to keep alive.
@@ -133,36 +227,40 @@ private struct ShapeKey {
         }
     }
 
-    private mutating func add(_ node: CRUDBooleanExpression.Node) -> Bool {
+    private static func add<Visitor: ShapeVisitor>(_ node: CRUDBooleanExpression.Node, _ visitor: inout Visitor) throws -> Bool {
         switch node {
         case let .compare(reference, operation, value):
-            column(reference)
-            shape.tokens.append(10 + (value == .null ? 1 : 0))
-            shape.tokens.append(operation.code)
-            if value != .null { values.append(value) }
+            column(reference, &visitor)
+            visitor.token(10 + (value == .null ? 1 : 0))
+            visitor.token(operation.code)
+            if value != .null { try visitor.value(value) }
         case let .contained(reference, list, negated):
-            column(reference)
-            let present = list.filter { $0 != .null }
-            shape.tokens += [20 + (negated ? 1 : 0), present.count, present.count == list.count ? 0 : 1]
-            values += present
+            column(reference, &visitor)
+            var present = 0
+            for value in list where value != .null { present += 1 }
+            visitor.token(20 + (negated ? 1 : 0))
+            visitor.token(present)
+            visitor.token(present == list.count ? 0 : 1)
+            for value in list where value != .null { try visitor.value(value) }
         case let .like(reference, pattern, text, negated):
-            column(reference)
+            column(reference, &visitor)
             let kind = switch pattern {
             case .contains: 0
             case .beginsWith: 1
             case .endsWith: 2
             }
-            shape.tokens += [30 + (negated ? 1 : 0), kind]
-            values.append(.text(pattern.pattern(text)))
+            visitor.token(30 + (negated ? 1 : 0))
+            visitor.token(kind)
+            try visitor.value(.text(pattern.pattern(text)))
         case let .and(left, right):
-            shape.tokens.append(40)
-            return add(left) && add(right)
+            visitor.token(40)
+            return try add(left, &visitor) && add(right, &visitor)
         case let .or(left, right):
-            shape.tokens.append(41)
-            return add(left) && add(right)
+            visitor.token(41)
+            return try add(left, &visitor) && add(right, &visitor)
         case let .not(inner):
-            shape.tokens.append(42)
-            return add(inner)
+            visitor.token(42)
+            return try add(inner, &visitor)
         case .invalid:
             return false
         }

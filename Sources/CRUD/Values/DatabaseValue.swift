@@ -22,6 +22,7 @@ public enum CRUDDatabaseValue: Hashable, Sendable {
 
     /// Reduces a Swift value to what its binder would bind.
     /// - Throws: `CRUDEncoderError` when the value cannot be stored (a `UInt64` above `Int64.max`).
+    @inlinable
     public init<Value: CRUDValue>(_ value: Value) throws {
         var capture = CRUDValueCapture()
         try value.crudBind(to: &capture, at: 0)
@@ -62,16 +63,19 @@ public enum CRUDDatabaseValue: Hashable, Sendable {
 }
 
 /// A binder that keeps the one value bound to it.
+@usableFromInline
 struct CRUDValueCapture: CRUDBinder {
-    var value = CRUDDatabaseValue.null
+    @usableFromInline var value = CRUDDatabaseValue.null
 
-    mutating func bindNull(at position: Int) throws { value = .null }
-    mutating func bindInt64(_ value: Int64, at position: Int) throws { self.value = .integer(value) }
-    mutating func bindReal(_ value: Double, at position: Int) throws { self.value = .real(value) }
-    mutating func bindText(_ value: String, at position: Int) throws { self.value = .text(value) }
-    mutating func bindBlob(_ value: [UInt8], at position: Int) throws { self.value = .blob(value) }
-    mutating func bindData(_ value: Data, at position: Int) throws { self.value = .blob(Array(value)) }
-    mutating func bindBool(_ value: Bool, at position: Int) throws { self.value = .bool(value) }
-    mutating func bindDate(_ value: Date, at position: Int) throws { self.value = .date(value) }
-    mutating func bindUUID(_ value: UUID, at position: Int) throws { self.value = .uuid(value) }
+    @inlinable init() {}
+
+    @inlinable mutating func bindNull(at position: Int) throws { value = .null }
+    @inlinable mutating func bindInt64(_ value: Int64, at position: Int) throws { self.value = .integer(value) }
+    @inlinable mutating func bindReal(_ value: Double, at position: Int) throws { self.value = .real(value) }
+    @inlinable mutating func bindText(_ value: String, at position: Int) throws { self.value = .text(value) }
+    @inlinable mutating func bindBlob(_ value: [UInt8], at position: Int) throws { self.value = .blob(value) }
+    @inlinable mutating func bindData(_ value: Data, at position: Int) throws { self.value = .blob(Array(value)) }
+    @inlinable mutating func bindBool(_ value: Bool, at position: Int) throws { self.value = .bool(value) }
+    @inlinable mutating func bindDate(_ value: Date, at position: Int) throws { self.value = .date(value) }
+    @inlinable mutating func bindUUID(_ value: UUID, at position: Int) throws { self.value = .uuid(value) }
 }
