@@ -21,38 +21,34 @@ final class SelectCache: @unchecked Sendable {
     /// theirs (a server keeps each prepared statement until it is discarded).
     static let capacity = 256
 
-    /// A class, so that taking one out of the table retains one object.
-    private final class Entry: Sendable {
+    /// A select's SQL, and the slot of its statement (`nil` for a select the cache does not take:
+    /// joins, an invalid condition). A class, so that taking one out of the table retains one
+    /// object.
+    @usableFromInline
+    final class Statement: Sendable {
+        @usableFromInline let sql: String
+        /// Where each connection keeps this shape's statement, for reads that finish before they
+        /// return (`first()`): found by index, without hashing the SQL text.
+        @usableFromInline let slot: CRUDStatementSlot?
         /// The shape's tokens, in walk order.
         let tokens: [Int]
-        let sql: String
         /// Key paths are immutable once formed, so sharing them between threads is safe though the
         /// type is not marked so.
         nonisolated(unsafe) let keyPaths: [AnyKeyPath]
-        /// Where each connection keeps this shape's statement, for reads that finish before they
-        /// return (`first()`): found by index, without hashing the SQL text.
-        let slot = CRUDStatementSlot()
 
-        init(tokens: [Int], sql: String, keyPaths: [AnyKeyPath]) {
-            self.tokens = tokens
+        init(sql: String, cachedAs tokens: [Int]?, keyPaths: [AnyKeyPath] = []) {
             self.sql = sql
+            slot = tokens == nil ? nil : CRUDStatementSlot()
+            self.tokens = tokens ?? []
             self.keyPaths = keyPaths
         }
-    }
-
-    /// A select's SQL, and the slot of its statement (`nil` for a select the cache does not take:
-    /// joins, an invalid condition).
-    @usableFromInline
-    struct Statement {
-        @usableFromInline let sql: String
-        @usableFromInline let slot: CRUDStatementSlot?
     }
 
     private let lock = NSLock()
     /// Direct-mapped by the shape's mix: a shape whose place another holds replaces it. Hot shapes
     /// rarely meet, and one that lost its place is built again, as on a first use.
     /// Guarded by `lock`, which makes Swift's dynamic exclusivity checks redundant.
-    @exclusivity(unchecked) private var entries = [Entry?](repeating: nil, count: capacity)
+    @exclusivity(unchecked) private var entries = [Statement?](repeating: nil, count: capacity)
 
     /// The SQL and parameters of the plan's root query, from the cache when the shape was seen before.
     func select(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, dialect: any CRUDDialect) throws -> (String, [CRUDDatabaseValue]) {
@@ -66,14 +62,15 @@ final class SelectCache: @unchecked Sendable {
     @usableFromInline
     func statement(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, dialect: any CRUDDialect,
                    values: inout [CRUDDatabaseValue]) throws -> Statement {
-        values.removeAll(keepingCapacity: true)
+        // One or two values: removing them one by one is cheaper than the general removal.
+        while !values.isEmpty { values.removeLast() }
         let dialect = ShapeWalk.Dialect(dialect)
         var mixer = ShapeMixer()
         guard plan.joins.isEmpty, try ShapeWalk.walk(plan, limit: limit, dialect: dialect, &mixer) else {
             var builder = SQLBuilder(dialect: dialect.dialect)
             let sql = try builder.select(plan, limit: limit)
             values = builder.parameters
-            return Statement(sql: sql, slot: nil)
+            return Statement(sql: sql, cachedAs: nil)
         }
         let place = mixer.place
         if let entry = lock.withLock({ entries[place] }) {
@@ -82,8 +79,8 @@ final class SelectCache: @unchecked Sendable {
             swap(&matcher.values, &values)
             let walked = try ShapeWalk.walk(plan, limit: limit, dialect: dialect, &matcher)
             swap(&matcher.values, &values)
-            if walked, matcher.matched { return Statement(sql: entry.sql, slot: entry.slot) }
-            values.removeAll(keepingCapacity: true)
+            if walked, matcher.matched { return entry }
+            while !values.isEmpty { values.removeLast() }
         }
         var builder = SQLBuilder(dialect: dialect.dialect)
         let sql = try builder.select(plan, limit: limit)
@@ -92,10 +89,10 @@ final class SelectCache: @unchecked Sendable {
         assert(builder.parameters == collector.values, "the select cache binds values in another order than the builder")
         var keyPaths: [AnyKeyPath] = []
         if let filter = plan.filter { ShapeWalk.collectKeyPaths(filter.node, into: &keyPaths) }
-        let entry = Entry(tokens: collector.tokens, sql: sql, keyPaths: keyPaths)
+        let entry = Statement(sql: sql, cachedAs: collector.tokens, keyPaths: keyPaths)
         lock.withLock { entries[place] = entry }
         values.append(contentsOf: builder.parameters)
-        return Statement(sql: sql, slot: entry.slot)
+        return entry
     }
 }
 
