@@ -1,5 +1,10 @@
 import Foundation
 import Logging
+#if os(Linux)
+import Synchronization
+#else
+import os
+#endif
 
 /// The kind of a log event. Queries go to the query destinations, everything else to the error
 /// destinations.
@@ -61,8 +66,16 @@ public enum CRUDLogging {
     /// Where `.query` events go. By default, the console.
     public static var queryLogDestinations: [CRUDLogDestination] {
         get { state.withLock { $0.query } }
-        set { state.withLock { $0.query = newValue } }
+        set {
+            state.withLock { state in
+                state.query = newValue
+                queryLogSwitch.set(newValue.contains { if case .none = $0 { false } else { true } })
+            }
+        }
     }
+
+    /// Whether any query destination takes events: read for every statement the library runs.
+    private static let queryLogSwitch = QueryLogSwitch()
 
     /// Where `.info`, `.warning` and `.error` events go. By default, the console.
     public static var errorLogDestinations: [CRUDLogDestination] {
@@ -89,7 +102,7 @@ public enum CRUDLogging {
 
     /// Whether queries are logged anywhere, so the query text need not be built otherwise.
     static var isLoggingQueries: Bool {
-        state.withLock { state in state.query.contains { if case .none = $0 { false } else { true } } }
+        queryLogSwitch.isOn
     }
 
     /// Logs a query with the SQL text produced only when someone listens.
@@ -167,4 +180,23 @@ private final class LogState: @unchecked Sendable {
         }
         files[path]?.write(Data(line.utf8))
     }
+}
+
+/// A flag read on every statement, so without a lock where the platform has atomics (Linux's
+/// Synchronization; Apple's before macOS 15 have the unfair lock, nearly as cheap). Written only
+/// under `LogState`'s lock, with the destinations it summarizes.
+private final class QueryLogSwitch: Sendable {
+    #if os(Linux)
+    private let on = Atomic<Bool>(true)
+
+    var isOn: Bool { on.load(ordering: .relaxed) }
+
+    func set(_ value: Bool) { on.store(value, ordering: .relaxed) }
+    #else
+    private let on = OSAllocatedUnfairLock(initialState: true)
+
+    var isOn: Bool { on.withLock { $0 } }
+
+    func set(_ value: Bool) { on.withLock { $0 = value } }
+    #endif
 }
