@@ -5,7 +5,13 @@ public struct Join<OverAllForm: CRUDModel, Parent: TableProtocol, NewType: CRUDM
     /// The database the chain runs on.
     public let database: Parent.DatabaseType
     /// What the chain has said so far.
-    public let plan: CRUDQueryPlan
+    public let _plan: CRUDQueryPlan
+
+    @usableFromInline
+    init(database: Parent.DatabaseType, plan: CRUDQueryPlan) {
+        self.database = database
+        _plan = plan
+    }
 }
 
 /// A many-to-many join through a junction table:
@@ -17,7 +23,13 @@ public struct JoinPivot<OverAllForm: CRUDModel, Parent: TableProtocol, NewType: 
     /// The database the chain runs on.
     public let database: Parent.DatabaseType
     /// What the chain has said so far.
-    public let plan: CRUDQueryPlan
+    public let _plan: CRUDQueryPlan
+
+    @usableFromInline
+    init(database: Parent.DatabaseType, plan: CRUDQueryPlan) {
+        self.database = database
+        _plan = plan
+    }
 }
 
 extension JoinAble {

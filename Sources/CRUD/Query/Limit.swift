@@ -6,7 +6,13 @@ public struct Limit<OverAllForm: CRUDModel, Parent: TableProtocol>: TableProtoco
     /// The database the chain runs on.
     public let database: Parent.DatabaseType
     /// What the chain has said so far.
-    public let plan: CRUDQueryPlan
+    public let _plan: CRUDQueryPlan
+
+    @usableFromInline
+    init(database: Parent.DatabaseType, plan: CRUDQueryPlan) {
+        self.database = database
+        _plan = plan
+    }
 }
 
 extension LimitAble {

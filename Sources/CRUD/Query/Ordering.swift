@@ -5,7 +5,13 @@ public struct Ordering<OverAllForm: CRUDModel, Parent: TableProtocol>: TableProt
     /// The database the chain runs on.
     public let database: Parent.DatabaseType
     /// What the chain has said so far.
-    public let plan: CRUDQueryPlan
+    public let _plan: CRUDQueryPlan
+
+    @usableFromInline
+    init(database: Parent.DatabaseType, plan: CRUDQueryPlan) {
+        self.database = database
+        _plan = plan
+    }
 }
 
 extension OrderAble {

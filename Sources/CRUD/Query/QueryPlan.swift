@@ -1,5 +1,7 @@
 /// What an operation chain has said so far: the table, its joins, orderings, limits and filter.
 /// Chains build it as they go; nothing runs until `select`, `count`, `first`, `update` or `delete`.
+/// Public only as the type of a chain step's `_plan`: nothing in it is for users.
+@_documentation(visibility: internal)
 public struct CRUDQueryPlan: Sendable {
     struct Order: Sendable {
         var column: Int

@@ -6,12 +6,12 @@ public struct Table<A: CRUDModel, D: DatabaseProtocol>: TableProtocol, JoinAble,
     /// The database the chain runs on.
     public let database: D
     /// What the chain has said so far.
-    public let plan: CRUDQueryPlan
+    public let _plan: CRUDQueryPlan
 
     @inlinable
     init(database: D) {
         self.database = database
-        plan = CRUDQueryPlan(root: A.self)
+        _plan = CRUDQueryPlan(root: A.self)
     }
 }
 

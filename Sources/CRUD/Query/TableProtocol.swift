@@ -11,8 +11,14 @@ public protocol TableProtocol: Sendable {
     /// The database the chain runs on.
     var database: DatabaseType { get }
     /// What the chain has said so far (tables, joins, conditions, order, limits), which the SQL
-    /// builder turns into statements.
-    var plan: CRUDQueryPlan { get }
+    /// builder turns into statements. Underscored: the library's own, out of users' completions.
+    var _plan: CRUDQueryPlan { get }
+}
+
+extension TableProtocol {
+    /// The plan, under the name the library's code uses.
+    @inlinable
+    var plan: CRUDQueryPlan { _plan }
 }
 
 /// Steps after which `join` may follow: `table`, `join`, `order`, `limit`.

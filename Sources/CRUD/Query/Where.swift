@@ -4,12 +4,12 @@ public struct Where<OverAllForm: CRUDModel, Parent: TableProtocol>: TableProtoco
     /// The database the chain runs on.
     public let database: Parent.DatabaseType
     /// What the chain has said so far.
-    public let plan: CRUDQueryPlan
+    public let _plan: CRUDQueryPlan
 
     @inlinable
     init(database: Parent.DatabaseType, plan: CRUDQueryPlan) {
         self.database = database
-        self.plan = plan
+        _plan = plan
     }
 }
 
