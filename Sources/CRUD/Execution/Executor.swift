@@ -11,6 +11,10 @@ import Foundation
 /// A transaction holds one connection for its whole body. The body's own calls find it through a
 /// task-local binding (which also holds on a thread outside any task), so they run inside the
 /// transaction, while other tasks and threads never see it.
+///
+/// Public for drivers, which make one for each configuration, and as the type of a database's
+/// `_executor`: nothing in it is for users, and the documentation leaves it out.
+@_documentation(visibility: internal)
 public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     typealias Session = CRUDSession<Connection>
 
