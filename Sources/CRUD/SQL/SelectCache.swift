@@ -12,8 +12,9 @@ import Foundation
 /// a second compares the shape with the entry's while it collects the values into the caller's
 /// array, which keeps its capacity from one query to the next.
 ///
+/// `@unchecked Sendable`: `entries` is guarded by `lock`.
 @usableFromInline
-final class SelectCache: Sendable {
+final class SelectCache: @unchecked Sendable {
     @usableFromInline static let shared = SelectCache()
     /// Shapes kept at most: each connection keeps a statement for a shape's one-row reads, so this
     /// also bounds the statements a connection holds for them, as the drivers' own caches bound
@@ -43,9 +44,11 @@ final class SelectCache: Sendable {
         }
     }
 
+    private let lock = NSLock()
     /// Direct-mapped by the shape's mix: a shape whose place another holds replaces it. Hot shapes
-    /// rarely meet, and one that lost its place is built again, as on a first use.
-    private let entries = CRUDFastLock([Statement?](repeating: nil, count: capacity))
+    /// rarely meet, and one that lost its place is built again, as on a first use. Guarded by
+    /// `lock`, which makes Swift's dynamic exclusivity checks redundant.
+    @exclusivity(unchecked) private var entries = [Statement?](repeating: nil, count: capacity)
 
     /// The SQL and parameters of the plan's root query, from the cache when the shape was seen before.
     func select(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, dialect: any CRUDDialect) throws -> (String, [CRUDDatabaseValue]) {
@@ -70,7 +73,7 @@ final class SelectCache: Sendable {
             return Statement(sql: sql, cachedAs: nil)
         }
         let place = mixer.place
-        if let entry = entries.withLock({ $0[place] }) {
+        if let entry = lock.withLock({ entries[place] }) {
             var matcher = ShapeMatcher(tokens: entry.tokens)
             // The matcher owns the buffer while it fills it, so appending does not copy it.
             swap(&matcher.values, &values)
@@ -87,7 +90,7 @@ final class SelectCache: Sendable {
         var keyPaths: [AnyKeyPath] = []
         if let filter = plan.filter { ShapeWalk.collectKeyPaths(filter.node, into: &keyPaths) }
         let entry = Statement(sql: sql, cachedAs: collector.tokens, keyPaths: keyPaths)
-        entries.withLock { $0[place] = entry }
+        lock.withLock { entries[place] = entry }
         values.append(contentsOf: builder.parameters)
         return entry
     }
