@@ -66,7 +66,7 @@ final class SelectCache: @unchecked Sendable {
         while !values.isEmpty { values.removeLast() }
         let dialect = ShapeWalk.Dialect(dialect)
         var mixer = ShapeMixer()
-        guard plan.joins.isEmpty, try ShapeWalk.walk(plan, limit: limit, dialect: dialect, &mixer) else {
+        guard plan.joins.isEmpty, ShapeWalk.walk(plan, limit: limit, dialect: dialect, &mixer) else {
             var builder = SQLBuilder(dialect: dialect.dialect)
             let sql = try builder.select(plan, limit: limit)
             values = builder.parameters
@@ -77,7 +77,7 @@ final class SelectCache: @unchecked Sendable {
             var matcher = ShapeMatcher(tokens: entry.tokens)
             // The matcher owns the buffer while it fills it, so appending does not copy it.
             swap(&matcher.values, &values)
-            let walked = try ShapeWalk.walk(plan, limit: limit, dialect: dialect, &matcher)
+            let walked = ShapeWalk.walk(plan, limit: limit, dialect: dialect, &matcher)
             swap(&matcher.values, &values)
             if walked, matcher.matched { return entry }
             while !values.isEmpty { values.removeLast() }
@@ -85,7 +85,7 @@ final class SelectCache: @unchecked Sendable {
         var builder = SQLBuilder(dialect: dialect.dialect)
         let sql = try builder.select(plan, limit: limit)
         var collector = ShapeCollector()
-        _ = try ShapeWalk.walk(plan, limit: limit, dialect: dialect, &collector)
+        _ = ShapeWalk.walk(plan, limit: limit, dialect: dialect, &collector)
         assert(builder.parameters == collector.values, "the select cache binds values in another order than the builder")
         var keyPaths: [AnyKeyPath] = []
         if let filter = plan.filter { ShapeWalk.collectKeyPaths(filter.node, into: &keyPaths) }
@@ -100,7 +100,7 @@ final class SelectCache: @unchecked Sendable {
 /// only for a visitor that takes them).
 private protocol ShapeVisitor {
     mutating func token(_ token: Int)
-    mutating func value(_ value: @autoclosure () -> CRUDDatabaseValue) throws
+    mutating func value(_ value: @autoclosure () -> CRUDDatabaseValue)
 }
 
 /// Mixes the tokens into the place of the shape's entry.
@@ -174,11 +174,11 @@ private enum ShapeWalk {
 
     /// `false` for plans the cache does not take (an expression holding an encoding error).
     static func walk<Visitor: ShapeVisitor>(_ plan: borrowing CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, dialect: Dialect,
-                                            _ visitor: inout Visitor) throws -> Bool {
+                                            _ visitor: inout Visitor) -> Bool {
         visitor.token(dialect.identity)
         visitor.token(identity(ObjectIdentifier(plan.root)))
         if let filter = plan.filter {
-            guard try add(filter.node, &visitor) else { return false }
+            guard add(filter.node, &visitor) else { return false }
         }
         visitor.token(-1)
         for term in plan.order {
@@ -188,11 +188,11 @@ private enum ShapeWalk {
         if let limit, limit.max != nil || limit.skip > 0 {
             if let max = limit.max {
                 visitor.token(1)
-                try visitor.value(.integer(Int64(max)))
+                visitor.value(.integer(Int64(max)))
             }
             if limit.skip > 0 {
                 visitor.token(2)
-                try visitor.value(.integer(Int64(limit.skip)))
+                visitor.value(.integer(Int64(limit.skip)))
             }
         }
         return true
@@ -224,13 +224,13 @@ private enum ShapeWalk {
         }
     }
 
-    private static func add<Visitor: ShapeVisitor>(_ node: CRUDBooleanExpression.Node, _ visitor: inout Visitor) throws -> Bool {
+    private static func add<Visitor: ShapeVisitor>(_ node: CRUDBooleanExpression.Node, _ visitor: inout Visitor) -> Bool {
         switch node {
         case let .compare(reference, operation, value):
             column(reference, &visitor)
             visitor.token(10 + (value == .null ? 1 : 0))
             visitor.token(operation.code)
-            if value != .null { try visitor.value(value) }
+            if value != .null { visitor.value(value) }
         case let .contained(reference, list, negated):
             column(reference, &visitor)
             var present = 0
@@ -238,7 +238,7 @@ private enum ShapeWalk {
             visitor.token(20 + (negated ? 1 : 0))
             visitor.token(present)
             visitor.token(present == list.count ? 0 : 1)
-            for value in list where value != .null { try visitor.value(value) }
+            for value in list where value != .null { visitor.value(value) }
         case let .like(reference, pattern, text, negated):
             column(reference, &visitor)
             let kind = switch pattern {
@@ -248,16 +248,16 @@ private enum ShapeWalk {
             }
             visitor.token(30 + (negated ? 1 : 0))
             visitor.token(kind)
-            try visitor.value(.text(pattern.pattern(text)))
+            visitor.value(.text(pattern.pattern(text)))
         case let .and(left, right):
             visitor.token(40)
-            return try add(left, &visitor) && add(right, &visitor)
+            return add(left, &visitor) && add(right, &visitor)
         case let .or(left, right):
             visitor.token(41)
-            return try add(left, &visitor) && add(right, &visitor)
+            return add(left, &visitor) && add(right, &visitor)
         case let .not(inner):
             visitor.token(42)
-            return try add(inner, &visitor)
+            return add(inner, &visitor)
         case .invalid:
             return false
         }
