@@ -15,18 +15,11 @@ extension Table {
             try dialect.requireReturning(from: .insert)
             return try columns()
         }, oneRowEach: true, render: { capture, _, columns in
-            let returned = try returning.map { [try column($0)] } ?? Array(schema.columns.indices)
+            let returned = try returning.map { try A.crudColumns([$0], for: "returning") } ?? Array(schema.columns.indices)
             return CRUDStatementText(SQLBuilder(dialect: dialect)
                 .insert(into: schema, columns: columns ?? Array(schema.columns.indices), returning: returned + capture.returning))
         }, idColumn: returning == nil ? schema.columns.count : 1, returnsRows: true) { results.append(try read($0)) }
         return results
-    }
-
-    func column(_ keyPath: PartialKeyPath<A>) throws -> Int {
-        guard let column = A.crudColumnIndex(of: keyPath) else {
-            throw CRUDSQLGenError("returning: \(keyPath) names no column of \(A.self)")
-        }
-        return column
     }
 
     /// Inserts `instances` and returns the stored value of `returning` for each, in order.
@@ -129,10 +122,8 @@ extension UpdateAble {
             try dialect.requireReturning(from: .update)
             return try columns()
         }, render: { capture, columns in
-            guard let returned = OverAllForm.crudColumnIndex(of: keyPath) else {
-                throw CRUDSQLGenError("returning: \(keyPath) names no column of \(OverAllForm.self)")
-            }
-            let update = try updateStatement(columns: columns, returning: [returned] + capture.returning)
+            let returned = try OverAllForm.crudColumns([keyPath], for: "returning")
+            let update = try updateStatement(columns: columns, returning: returned + capture.returning)
             return CRUDStatementText(update.sql, update.parameters, firstParameter: update.assigned)
         }, bind: { binder, columns in
             try instance.crudBind(columns: columns, to: &binder)
