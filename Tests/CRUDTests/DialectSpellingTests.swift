@@ -47,6 +47,18 @@ struct DialectSpellingTests {
         #expect("try steps.run(\"ALTER TABLE \\(name) RENAME TO x\")".contains(statement), "the pattern finds a statement written in place")
     }
 
+    @Test("every statement is described as a plan and rendered in one place: no code outside SQL/ makes a SQLBuilder")
+    func statementsAreRenderedFromPlans() throws {
+        // A constraint's definition (a clause of a CREATE TABLE plan) is the one fragment written
+        // outside SQL/: the model's constraint list renders it, through the renderer's helpers.
+        let fragments: Set<String> = ["Schema/Constraint.swift"]
+        let builder = try Regex(#"SQLBuilder\(|\bbuilder\.[a-zA-Z]+\(|\.insert\(into:"#)
+        let (files, found) = try scan(skipping: { $0.hasPrefix("SQL/") || fragments.contains($0) }) { $0.contains(builder) }
+        #expect(files > 50, "the scan read the runtime's sources: \(files)")
+        #expect(found.isEmpty, "\(found)")
+        #expect("var builder = SQLBuilder(dialect: executor.dialect)".contains(builder), "the pattern finds a statement rendered in place")
+    }
+
     @Test("only the executor (Execution/) touches sessions: the chain, the database API, migrations and the schema check go through its entries")
     func onlyTheExecutorTouchesSessions() throws {
         let session = try Regex(#"\bsession\b|CRUDSession\b|withSession|withOwnedStatement|\.lease\("#)

@@ -70,22 +70,21 @@ extension Database {
                              created: inout Set<ObjectIdentifier>, on steps: CRUDSchemaSteps<C.Connection>) throws {
         guard created.insert(ObjectIdentifier(model)).inserted else { return }
         let schema = model.crudSchema
-        let builder = SQLBuilder(dialect: steps.dialect)
         if policy.contains(.dropTable) {
-            try steps.run(builder.dropTable(schema.name))
+            try steps.run(.dropTable(schema.name))
         }
         if policy.contains(.reconcileTable), let existing = try steps.columns(ofTable: schema.name)?.map(\.name) {
             let wanted = Set(schema.columns.map(\.name))
             for column in schema.columns where !existing.contains(column.name) {
-                try steps.run(builder.addColumn(column, to: schema.name))
+                try steps.run(.addColumn(column, table: schema.name))
             }
             for column in existing where !wanted.contains(column) {
-                try steps.run(builder.dropColumn(column, from: schema.name))
+                try steps.run(.dropColumn(column, table: schema.name))
             }
         } else {
             let constraints = try model.crudConstraintDefinitions(in: steps.dialect).map(\.sql)
-            try steps.run(builder.createTable(schema, primaryKey: primaryKey, constraints: constraints, ifNotExists: true,
-                                                neverReuseKeys: policy.contains(.neverReuseKeys) && schema.isIntegerColumn(primaryKey)))
+            try steps.run(.createTable(schema, primaryKey: primaryKey, constraints: constraints, ifNotExists: true,
+                                       neverReuseKeys: policy.contains(.neverReuseKeys) && schema.isIntegerColumn(primaryKey)))
         }
         if !policy.contains(.shallow) {
             for relation in schema.relations {

@@ -53,11 +53,11 @@ final class RowSource<Model: CRUDModel, Connection: CRUDConnection>: @unchecked 
     private let executor: CRUDExecutor<Connection>
     private let plan: CRUDQueryPlan
     /// The caller's transaction, if any: the rows are read inside it.
-    private let bindings: [CRUDBindings.Binding]
+    private let bindings: CRUDBindings
     private var cursor: CRUDCursor<Model, Connection>?
     private var finished = false
 
-    init(executor: CRUDExecutor<Connection>, plan: CRUDQueryPlan, bindings: [CRUDBindings.Binding]) {
+    init(executor: CRUDExecutor<Connection>, plan: CRUDQueryPlan, bindings: CRUDBindings) {
         self.executor = executor
         self.plan = plan
         self.bindings = bindings

@@ -51,15 +51,14 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
             for index in plan.joins.indices {
                 let join = plan.joins[index]
                 if joins.count <= join.relation { joins += repeatElement(nil, count: join.relation + 1 - joins.count) }
-                var builder = SQLBuilder(dialect: session.dialect)
-                let sql = try builder.children(plan, join: index, limit: limit)
+                let children = try executor.render(.children(plan, join: index, limit: limit))
                 joins[join.relation] = JoinedChildren(
-                    parentColumn: join.parentColumn, keyType: plan.root.crudSchema.columns[join.parentColumn].type, sql: sql,
-                    parameters: builder.parameters, keyColumn: join.pivot == nil ? join.childColumn : join.model.crudSchema.columns.count,
+                    parentColumn: join.parentColumn, keyType: plan.root.crudSchema.columns[join.parentColumn].type, sql: children.sql,
+                    parameters: children.parameters, keyColumn: join.pivot == nil ? join.childColumn : join.model.crudSchema.columns.count,
                     limit: join.limit, session: session)
             }
             self.joins = joins
-            let (sql, parameters) = try SelectCache.shared.select(plan, limit: limit, dialect: session.dialect)
+            let (sql, parameters) = try SelectCache.shared.select(plan, limit: limit, dialect: executor.selectDialect)
             statement = try session.prepared(sql, parameters)
         } catch {
             if leased { executor.giveBack(session) }

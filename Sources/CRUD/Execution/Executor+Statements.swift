@@ -1,33 +1,24 @@
-/// A statement as the renderer wrote it: its text, and the values it binds itself from position
-/// `firstParameter` on (the positions before are the caller's: a model's columns).
-@usableFromInline
-struct CRUDStatementText {
-    @usableFromInline let sql: String
-    @usableFromInline let parameters: [CRUDDatabaseValue]
-    @usableFromInline let firstParameter: Int
-
-    @usableFromInline
-    init(_ sql: String, _ parameters: [CRUDDatabaseValue] = [], firstParameter: Int = 0) {
-        self.sql = sql
-        self.parameters = parameters
-        self.firstParameter = firstParameter
-    }
-}
-
-/// The chain's statements meet a connection here: the one place that takes a session, renders,
-/// prepares, binds and steps for a query or a write, and records what a write changes for
-/// observers. Each entry is a boundary of the funnel: what it and its closures throw (a mistake in
+/// The chain's statements meet a connection here: the one place that takes a session, renders the
+/// statement's plan, prepares, binds and steps for a query or a write, and records what a write
+/// changes for observers. Each entry is a boundary of the funnel: what it and its closures throw (a mistake in
 /// the chain found while rendering included) is logged and reported once, as it leaves. The closures
 /// are generic and non-escaping, so the model's reader or binder is specialized in the caller's
 /// module.
 extension CRUDExecutor {
-    /// Runs the statement `render` writes, which reads, on a session for `access`: `body` steps it
+    /// The plan's SQL in this database's dialect.
+    /// - Throws: `CRUDSQLGenError` for a mistake in the chain.
+    @usableFromInline
+    func render(_ plan: CRUDStatementPlan) throws -> CRUDStatementText {
+        try SQLBuilder.render(plan, in: dialect)
+    }
+
+    /// Runs the statement `plan` describes, which reads, on a session for `access`: `body` steps it
     /// and reads its rows.
-    /// - Throws: `CRUDSQLExeError`; what the closures throw.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`; what the closures throw.
     @inlinable
-    func query<T>(_ access: CRUDAccess, render: () throws -> CRUDStatementText, _ body: (Connection.Statement) throws -> T) throws -> T {
+    func query<T>(_ access: CRUDAccess, plan: () throws -> CRUDStatementPlan, _ body: (Connection.Statement) throws -> T) throws -> T {
         try withSession(access) { session in
-            let text = try render()
+            let text = try render(try plan())
             return try session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter, body)
         }
     }
@@ -48,7 +39,8 @@ extension CRUDExecutor {
     /// - Throws: `CRUDSQLExeError`, `CRUDSQLGenError`; what `body` throws.
     func raw<T>(_ sql: String, _ bindings: [CRUDDatabaseValue], _ body: (Connection.Statement) throws -> T) throws -> T {
         try withSession(.write) { session in
-            let result = try session.withStatement(sql, bindings, body)
+            let text = try render(.raw(sql, bindings))
+            let result = try session.withStatement(text.sql, text.parameters, body)
             try session.checkRawTransactionControl(sql)
             return result
         }
@@ -56,22 +48,22 @@ extension CRUDExecutor {
 
     /// Runs a write of `kind` on the table of `schema` (an UPDATE or a DELETE) of the model's
     /// `columns` (worked out first; `nil` for every column or none) and returns the rows it changed,
-    /// recording them for observers: by the ids the statement returns where `render` adds them
+    /// recording them for observers: by the ids the statement returns where `plan` asks for them
     /// (given the capture, which says whether any are wanted), by the ids `idsOf` selects (given the
     /// id column), locked, before the write where the database cannot return them (MySQL's UPDATE),
     /// or else as a change of the table. `bind` binds the caller's values (a model's columns); `row`
     /// reads each row the statement returns, whose id observers need is result column `idColumn`.
     /// - Throws: `CRUDSQLExeError`, `CRUDEncoderError`; what the closures throw.
     func write(_ kind: CRUDChangeKind, on schema: CRUDTableSchema, columns: () throws -> [Int]? = { nil },
-               render: (CRUDChangeCapture, _ columns: [Int]?) throws -> CRUDStatementText,
-               idsOf: ((Int) throws -> CRUDStatementText)? = nil,
+               plan: (CRUDChangeCapture, _ columns: [Int]?) throws -> CRUDStatementPlan,
+               idsOf: ((Int) throws -> CRUDStatementPlan)? = nil,
                bind: (inout Connection.Statement, _ columns: [Int]?) throws -> Void = { _, _ in },
                idColumn: Int = 0, row: (Connection.Statement) throws -> Void = { _ in }) throws -> Int {
         try withSession(.write) { session in
             let columns = try columns()
             let capture = session.changeCapture(for: schema, writing: kind)
             func run(_ capture: CRUDChangeCapture) throws -> Int {
-                let text = try render(capture, columns)
+                let text = try render(try plan(capture, columns))
                 return try session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter) { statement in
                     var binder = statement
                     try bind(&binder, columns)
@@ -80,7 +72,7 @@ extension CRUDExecutor {
                 }
             }
             guard let key = capture.selectedIDColumn, let idsOf else { return try run(capture) }
-            let query = try idsOf(key)
+            let query = try render(try idsOf(key))
             return try session.write(recording: kind, in: schema.name, idsOf: query.sql, bind: { binder in
                 for (position, value) in query.parameters.enumerated() { try value.bind(to: &binder, at: query.firstParameter + position) }
             }) { try run(.unobserved) }
@@ -89,7 +81,7 @@ extension CRUDExecutor {
 
     /// Inserts `instances` (their `columns`, worked out first; every column when `nil`), as many
     /// rows to a statement as the dialect takes, or one with `oneRowEach` (the statement for `n`
-    /// rows from `render`, given the capture of the ids observers want): full statements share one
+    /// rows from `plan`, given the capture of the ids observers want): full statements share one
     /// prepared statement, reset in between, and a shorter last one gets its own; several
     /// statements run in one transaction. `row` reads each row a statement returns (one for each
     /// row it inserts, where the caller asked for rows: `returnsRows`), whose id observers need is
@@ -99,7 +91,7 @@ extension CRUDExecutor {
     /// - Throws: `CRUDSQLExeError`, `CRUDEncoderError`; what the closures throw.
     @inlinable
     func insert<Model: CRUDModel>(_ instances: [Model], columns: () throws -> [Int]?, oneRowEach: Bool = false,
-                                  render: (CRUDChangeCapture, _ rows: Int, _ columns: [Int]?) throws -> CRUDStatementText,
+                                  plan: (CRUDChangeCapture, _ rows: Int, _ columns: [Int]?) throws -> CRUDStatementPlan,
                                   idColumn: Int = 0, returnsRows: Bool = false,
                                   row: (Connection.Statement) throws -> Void = { _ in }) throws -> () throws -> Int? {
         let columns = try reporting(columns)
@@ -110,7 +102,7 @@ extension CRUDExecutor {
             let capture = session.changeCapture(for: Model.crudSchema, writing: .insert)
             let table = Model.crudSchema.name
             func run(rows count: Int, from first: Int, times: Int) throws {
-                let text = try render(capture, count, columns)
+                let text = try render(try plan(capture, count, columns))
                 try session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter) { statement in
                     var binder = statement
                     for time in 0 ..< times {

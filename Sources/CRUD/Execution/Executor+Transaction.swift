@@ -69,16 +69,16 @@ extension CRUDExecutor {
         }
     }
 
-    /// Runs the one schema statement `sql` (written inside the boundary) as `schemaChange` does, taking an error that
-    /// `alreadyDone` accepts (an index that exists, where the database has no `IF NOT EXISTS`) for
-    /// success.
+    /// Runs the one schema statement `step` (worked out inside the boundary) as `schemaChange` does,
+    /// taking an error that `alreadyDone` accepts (an index that exists, where the database has no
+    /// `IF NOT EXISTS`) for success.
     /// - Throws: what `schemaChange` throws; `CRUDSQLExeError`.
-    func schemaChange(_ operation: String, tables: [String], run sql: @autoclosure () throws -> String,
+    func schemaChange(_ operation: String, tables: [String], run step: @autoclosure () throws -> CRUDStatementPlan,
                       alreadyDone: (CRUDSQLExeError) -> Bool) throws {
         try schemaChange(operation, tables: tables, single: true) { steps in
-            let sql = try sql()
+            let step = try step()
             do {
-                try steps.run(sql)
+                try steps.run(step)
             } catch let error as CRUDSQLExeError where alreadyDone(error) {}
         }
     }

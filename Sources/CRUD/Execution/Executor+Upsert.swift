@@ -23,17 +23,14 @@ extension CRUDExecutor {
                         + "database cannot tell which row conflicts; declare .unique(…) in crudConstraints or name the primary key",
                     kind: .conflictTargetNotUnique, table: schema.name)
             }
-            guard let clause = dialect.upsertClause(target: names.map(dialect.quote), update: updated.map { dialect.quote(schema.columns[$0].name) }) else {
+            guard dialect.upsertClause(target: names.map(dialect.quote), update: updated.map { dialect.quote(schema.columns[$0].name) }) != nil else {
                 return try session.transaction(.default) {
                     try insertOrUpdate(instances, target: target, keys: keys, updated: updated, in: session)
                 }
             }
             let capture = session.changeCapture(for: schema, writing: .insert)
-            var returning = ""
-            if let id = capture.idColumn, let inserted = dialect.upsertInsertedFlag {
-                returning = SQLBuilder(dialect: dialect).upsertReturning(schema, id: id, insertedFlag: inserted)
-            }
-            let sql = SQLBuilder(dialect: dialect).insert(into: schema, columns: Array(schema.columns.indices)) + clause + returning
+            let returnsIDs = capture.idColumn != nil && dialect.upsertInsertedFlag != nil
+            let sql = try render(.upsert(schema, target: target, updated: updated, returningID: returnsIDs ? capture.idColumn : nil)).sql
             func write() throws -> Int {
                 try session.withStatement(sql) { statement in
                     var binder = statement
@@ -41,7 +38,7 @@ extension CRUDExecutor {
                     for (index, instance) in instances.enumerated() {
                         if index > 0 { try statement.reset() }
                         try instance.crudBindRow(to: &binder, from: 0)
-                        if returning.isEmpty {
+                        if !returnsIDs {
                             try session.step(statement, writing: .insert, in: schema.name, capture: CRUDChangeCapture(observed: capture.observed, idColumn: nil))
                         } else {
                             while try statement.step() {
@@ -67,11 +64,10 @@ extension CRUDExecutor {
     private func insertOrUpdate<A: CRUDModel>(_ instances: [A], target: [Int], keys: Set<String>, updated: [Int],
                                               in session: Session) throws -> Int {
         let schema = A.crudSchema
-        let builder = SQLBuilder(dialect: session.dialect)
         let insertCapture = session.changeCapture(for: schema, writing: .insert)
-        let insert = builder.insert(into: schema, columns: Array(schema.columns.indices), returning: insertCapture.returning)
-        let update = updated.isEmpty ? nil : builder.update(schema, columns: updated, matching: target)
-        let existing = builder.select(target[0], of: schema, matching: target)
+        let insert = try render(.insert(schema, columns: nil, rows: 1, returning: insertCapture.returning)).sql
+        let update = updated.isEmpty ? nil : try render(.updateRow(schema, columns: updated, matching: target)).sql
+        let existing = try render(.columnOfRow(schema, target[0], matching: target)).sql
         var written = 0
         for instance in instances {
             let collision = try session.attemptStatement(insert, expected: { $0.kind == .uniqueViolation }) {
@@ -101,7 +97,7 @@ extension CRUDExecutor {
                 }
                 let capture = session.changeCapture(for: schema, writing: .update)
                 if let key = capture.selectedIDColumn {
-                    try session.write(recording: .update, in: schema.name, idsOf: builder.select(key, of: schema, matching: target),
+                    try session.write(recording: .update, in: schema.name, idsOf: try render(.columnOfRow(schema, key, matching: target)).sql,
                                       bind: { try instance.crudBind(columns: target, to: &$0) }) { try write(.unobserved) }
                 } else {
                     try write(capture)

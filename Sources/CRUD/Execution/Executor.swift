@@ -25,6 +25,8 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     let observation: CRUDObservationCenter
     /// How this database spells the SQL that differs between databases.
     @usableFromInline let dialect: any CRUDDialect
+    /// The dialect as the select cache knows it.
+    @usableFromInline let selectDialect: SelectCache.Dialect
     /// Opens another connection for a role: the pool's, a child's, one beside a transaction.
     let open: @Sendable (CRUDConnectionRole) throws -> Connection
 
@@ -49,6 +51,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
         self.failures = failures
         self.observation = observation
         dialect = first.dialect
+        selectDialect = SelectCache.Dialect(dialect)
         self.open = open
         pool = try CRUDConnectionPool(
             layout: layout, first: Session(first, role: CRUDConnectionPool.firstRole(of: layout), observation: observation),
@@ -69,18 +72,19 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     /// The session the current transaction (or async operation) of this executor holds, if any.
     @usableFromInline
     func boundSession() -> CRUDSession<Connection>? {
-        let bindings = CRUDBindings.current
-        guard !bindings.isEmpty else { return nil }
+        var binding = CRUDBindings.current.newest
         let me = ObjectIdentifier(self)
-        for binding in bindings.reversed() where binding.executor == me {
+        while let found = binding {
             // Only this executor binds under its identity, and its sessions are all of this type.
-            return unsafeDowncast(binding.session, to: CRUDSession<Connection>.self)
+            if found.executor == me { return unsafeDowncast(found.session, to: CRUDSession<Connection>.self) }
+            binding = found.outer
         }
         return nil
     }
 
-    func binding(_ session: Session) -> [CRUDBindings.Binding] {
-        CRUDBindings.current + [CRUDBindings.Binding(executor: ObjectIdentifier(self), session: session)]
+    /// The current bindings with `session` bound to this executor, after `outer`'s.
+    func binding(_ session: Session, after outer: CRUDBindings = .current) -> CRUDBindings {
+        CRUDBindings(newest: CRUDBindings.Binding(executor: ObjectIdentifier(self), session: session, outer: outer.newest))
     }
 
     /// Runs `body` on a session for `access`, on this thread. A session leased from the pool is this
@@ -152,7 +156,6 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
         if let bound = boundSession() {
             return try await bound.perform { try CRUDBindings.$current.withValue(bindings) { try body() } }
         }
-        let me = ObjectIdentifier(self)
         return try await pool.run(access) { slot in
             let session = self.typed(slot)
             // Given back on the queue, the moment the work is done: waiting until this task runs again
@@ -160,7 +163,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
             // busy (with blocking work of the app's, that can be seconds).
             defer { self.pool.giveBack(session) }
             return try session.locked {
-                try CRUDBindings.$current.withValue(bindings + [CRUDBindings.Binding(executor: me, session: session)]) { try body() }
+                try CRUDBindings.$current.withValue(self.binding(session, after: bindings)) { try body() }
             }
         }
     }
@@ -205,11 +208,25 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
 
 /// The sessions that the current task or thread holds, one per executor at most: what transaction
 /// bodies and async operations run their calls on.
-enum CRUDBindings {
-    struct Binding: Sendable {
+struct CRUDBindings: Sendable {
+    /// A session bound to an executor, and the bindings made before it: a list, newest first, so
+    /// that finding an executor's session copies nothing.
+    final class Binding: Sendable {
         let executor: ObjectIdentifier
         let session: any AnyObject & Sendable
+        let outer: Binding?
+
+        init(executor: ObjectIdentifier, session: any AnyObject & Sendable, outer: Binding?) {
+            self.executor = executor
+            self.session = session
+            self.outer = outer
+        }
     }
 
-    @TaskLocal static var current: [Binding] = []
+    /// The newest binding. A struct around it, not the optional itself: the task-local's generic
+    /// read copies its value through the type's value witness, and `Optional`'s generic one costs
+    /// sixty instructions more than this type's own, on every statement.
+    let newest: Binding?
+
+    @TaskLocal static var current = CRUDBindings(newest: nil)
 }

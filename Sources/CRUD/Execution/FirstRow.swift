@@ -5,9 +5,9 @@ extension CRUDExecutor {
     /// model's generated reader is called directly in the caller's module.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError` naming the model.
     @inlinable
-    func firstRow<Model: CRUDModel>(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit, as model: Model.Type) throws -> Model? {
+    func firstRow<Model: CRUDModel>(_ plan: CRUDQueryPlan, as model: Model.Type) throws -> Model? {
         try withSession(.read) { session in
-            let query = try firstQuery(plan, limit: limit, values: &session.rowReadValues)
+            let query = try firstQuery(plan, values: &session.rowReadValues)
             func read(_ statement: Connection.Statement) throws -> Model? {
                 guard try statement.step() else { return nil }
                 do {
@@ -26,10 +26,11 @@ extension CRUDExecutor {
         }
     }
 
-    /// The checked plan's SQL and statement slot, from the select cache, and the values it binds.
+    /// The checked plan's SQL for its first row and statement slot, from the select cache, and the
+    /// values it binds.
     @usableFromInline
-    func firstQuery(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit, values: inout [CRUDDatabaseValue]) throws -> SelectCache.Statement {
+    func firstQuery(_ plan: CRUDQueryPlan, values: inout [CRUDDatabaseValue]) throws -> SelectCache.Statement {
         try plan.validate()
-        return try SelectCache.shared.statement(plan, limit: limit, dialect: dialect, values: &values)
+        return try SelectCache.shared.statement(plan, limit: plan.firstLimit, dialect: selectDialect, values: &values)
     }
 }

@@ -11,10 +11,12 @@ struct CRUDSchemaSteps<Connection: CRUDConnection> {
     /// How this database spells SQL.
     var dialect: any CRUDDialect { session.dialect }
 
-    /// Runs one statement that takes no parameters and returns no rows.
-    /// - Throws: `CRUDSQLExeError`.
-    func run(_ sql: String) throws {
-        try session.run(sql)
+    /// Runs one schema statement.
+    /// - Throws: `CRUDSQLGenError` for a statement the dialect cannot write; `CRUDSQLExeError`.
+    func run(_ step: CRUDStatementPlan) throws {
+        let text = try SQLBuilder.render(step, in: dialect)
+        assert(text.parameters.isEmpty, "a schema statement binds no values")
+        try session.run(text.sql)
     }
 
     /// The table's columns as the database declares them, or `nil` when it has no such table.

@@ -53,24 +53,26 @@ extension Database {
     /// elsewhere (MySQL), so that a value that does not convert leaves the table as it was.
     private func alterInPlace<A: CRUDModel>(_ model: A.Type, _ change: TableChange, on steps: CRUDSchemaSteps<C.Connection>) throws {
         let schema = A.crudSchema
-        let builder = SQLBuilder(dialect: steps.dialect)
         let dialect = steps.dialect
         let renamedFrom = Dictionary(uniqueKeysWithValues: change.renamed.map { ($0.new, $0.old) })
-        var actions = change.dropped.map(builder.dropColumnAction)
+        var actions = change.dropped.map(CRUDAlterAction.dropColumn)
         for (index, column) in schema.columns.enumerated() {
             guard let source = change.sources[index] else {
-                actions.append(builder.addColumnAction(column))
+                actions.append(.addColumn(column))
                 continue
             }
             actions += dialect.alterColumn(column, renamedFrom: renamedFrom[column.name], typeChanged: source.typeDiffers(from: column, in: dialect),
-                                           nullabilityChanged: source.nullabilityDiffers(from: column))
+                                           nullabilityChanged: source.nullabilityDiffers(from: column)).map(CRUDAlterAction.spelled)
         }
         let existing = try steps.constraintNames(ofTable: schema.name)
         for constraint in try A.crudConstraintDefinitions(in: dialect) where !existing.contains(constraint.name) {
-            actions.append(builder.addConstraintAction(constraint.sql))
+            actions.append(.addConstraint(constraint.sql))
         }
-        for statement in builder.alterTable(schema.name, actions: actions, together: !dialect.transactionalDDL) {
-            try steps.run(statement)
+        guard !actions.isEmpty else { return }
+        if dialect.transactionalDDL {
+            for action in actions { try steps.run(.alterTable(schema.name, actions: [action])) }
+        } else {
+            try steps.run(.alterTable(schema.name, actions: actions))
         }
     }
 
@@ -87,9 +89,8 @@ extension Database {
         if let definition, change.onlyAddsOptionalColumns(to: schema, primaryKey: primaryKey, existing: existing),
            definition.components(separatedBy: "CONSTRAINT ").count - 1 == constraints.count,
            constraints.allSatisfy(definition.contains) {
-            let builder = SQLBuilder(dialect: dialect)
             for (column, source) in zip(schema.columns, change.sources) where source == nil {
-                try steps.run(builder.addColumn(column, to: schema.name))
+                try steps.run(.addColumn(column, table: schema.name))
             }
             return
         }
@@ -107,26 +108,25 @@ extension Database {
                 + "their ON DELETE actions on the rows that reference it: call it outside a transaction, or in a CRUDMigrator step")
         }
         let indexes = try steps.indexes(ofTable: schema.name)
-        let builder = SQLBuilder(dialect: dialect)
         let temporary = "crud_rebuild_" + schema.name
         let keepsKeys = neverReuseKeys && schema.isIntegerColumn(primaryKey)
-        try steps.run(builder.createTable(CRUDTableSchema(name: temporary, columns: schema.columns, primaryKey: primaryKey, relations: []),
-                                            primaryKey: primaryKey, constraints: constraints, ifNotExists: false, neverReuseKeys: keepsKeys))
+        try steps.run(.createTable(CRUDTableSchema(name: temporary, columns: schema.columns, primaryKey: primaryKey, relations: []),
+                                   primaryKey: primaryKey, constraints: constraints, ifNotExists: false, neverReuseKeys: keepsKeys))
         // The counter of keys given goes with the table it counts for; the copy counts from the
         // largest key left, which may be below keys of rows deleted since.
         let counter = keepsKeys ? try steps.keyCounter(ofTable: schema.name) : nil
         let values = schema.columns.enumerated().map { index, column in
             change.sources[index].map { dialect.quote($0.name) } ?? (column.isOptional ? "NULL" : dialect.zeroValue(column.type))
         }
-        try steps.run(builder.copyRows(into: temporary, columns: schema.columns.map(\.name), values: values, from: schema.name))
-        try steps.run(builder.dropTable(schema.name))
-        try steps.run(builder.renameTable(temporary, to: schema.name))
+        try steps.run(.copyRows(into: temporary, columns: schema.columns.map(\.name), values: values, from: schema.name))
+        try steps.run(.dropTable(schema.name))
+        try steps.run(.renameTable(temporary, to: schema.name))
         if let counter {
             try steps.raiseKeyCounter(ofTable: schema.name, to: counter)
         }
         let kept = Set(schema.columns.map(\.name))
         for index in indexes where index.columns.allSatisfy(kept.contains) {
-            try steps.run(index.sql)
+            try steps.run(.raw(index.sql, []))
         }
         if change.retypes {
             // The database converted what converts without loss; anything else is still of its old

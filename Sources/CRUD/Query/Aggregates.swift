@@ -1,4 +1,5 @@
 /// The aggregate functions `sum`, `min`, `max` and `avg` compute over a column, and `count` over rows.
+@usableFromInline
 enum CRUDAggregate: String {
     case sum = "SUM", min = "MIN", max = "MAX", avg = "AVG", count = "COUNT"
 }
@@ -56,12 +57,7 @@ extension SelectAble {
     /// Whether the query has any result.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     public func exists() throws -> Bool {
-        try executor.query(.read, render: {
-            try plan.validate()
-            let limit = CRUDQueryPlan.Limit(max: Swift.min(plan.limit?.max ?? 1, 1), skip: plan.limit?.skip ?? 0)
-            var builder = SQLBuilder(dialect: executor.dialect)
-            return CRUDStatementText(try builder.rootQuery(plan, selecting: "1", limit: limit, ordered: false), builder.parameters)
-        }) { try $0.step() }
+        try executor.query(.read, plan: { .exists(plan) }) { try $0.step() }
     }
 
     /// The number of rows for each value of a column (`GROUP BY`): `count(groupedBy: \.color)` is
@@ -79,7 +75,7 @@ extension SelectAble {
     }
 
     func aggregate<Result: CRUDValue>(_ function: CRUDAggregate, _ keyPath: AnyKeyPath, as result: Result.Type) throws -> Result? {
-        try executor.query(.read, render: { try aggregateQuery(function, of: keyPath, groupedBy: nil, as: Result.self) }) { statement in
+        try executor.query(.read, plan: { try aggregatePlan(function, of: keyPath, groupedBy: nil, as: Result.self) }) { statement in
             guard try statement.step() else { throw CRUDSQLExeError("\(function.rawValue) returned no row") }
             return try Result?(crudRow: statement, column: 0)
         }
@@ -87,7 +83,7 @@ extension SelectAble {
 
     private func grouped<Key: CRUDValue & Hashable, Result: CRUDValue>(by key: AnyKeyPath, _ function: CRUDAggregate,
                                                                       of keyPath: AnyKeyPath?, as result: Result.Type) throws -> [Key: Result] {
-        try executor.query(.read, render: { try aggregateQuery(function, of: keyPath, groupedBy: key, as: Result.self) }) { statement in
+        try executor.query(.read, plan: { try aggregatePlan(function, of: keyPath, groupedBy: key, as: Result.self) }) { statement in
             var groups: [Key: Result] = [:]
             while try statement.step() {
                 groups[try Key(crudRow: statement, column: 0)] = try Result(crudRow: statement, column: 1)
@@ -96,23 +92,21 @@ extension SelectAble {
         }
     }
 
-    /// `SELECT [key,] function(value) FROM (the query's rows) AS crud_rows [GROUP BY key]`, and its
-    /// parameters; `function(*)` without a value column.
-    private func aggregateQuery<Result: CRUDValue>(_ function: CRUDAggregate, of keyPath: AnyKeyPath?, groupedBy key: AnyKeyPath?,
-                                                  as result: Result.Type) throws -> CRUDStatementText {
-        try plan.validate()
-        let dialect = executor.dialect
-        let columns = try [key, keyPath].compactMap { $0 }.map { path in
+    /// `function` over the query's rows, of the column `keyPath` names (`function(*)` without one),
+    /// for each value of the column `key` names where given.
+    /// - Throws: `CRUDSQLGenError` for a key path that names no column.
+    private func aggregatePlan<Result: CRUDValue>(_ function: CRUDAggregate, of keyPath: AnyKeyPath?, groupedBy key: AnyKeyPath?,
+                                                 as result: Result.Type) throws -> CRUDStatementPlan {
+        func column(_ path: AnyKeyPath?) throws -> Int? {
+            guard let path else { return nil }
             guard let column = OverAllForm.crudColumnIndex(ofAny: path) else {
                 throw CRUDSQLGenError("\(function.rawValue.lowercased()): \(path) names no column of \(OverAllForm.self)")
             }
-            return dialect.quote(OverAllForm.crudSchema.columns[column].name)
+            return column
         }
         // The type of a sum or mean varies (PostgreSQL sums integers as numeric); the cast gives
         // the type the result is read as. The smallest and largest keep the column's own.
-        let cast = keyPath != nil && (function == .sum || function == .avg) ? dialect.castType(Result.crudColumnType) : nil
-        var builder = SQLBuilder(dialect: dialect)
-        let sql = try builder.aggregate(plan, function.rawValue, columns: columns, grouped: key != nil, cast: cast)
-        return CRUDStatementText(sql, builder.parameters)
+        let cast = keyPath != nil && (function == .sum || function == .avg) ? Result.crudColumnType : nil
+        return .aggregate(plan, function, value: try column(keyPath), groupedBy: try column(key), cast: cast)
     }
 }

@@ -59,12 +59,11 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
         let condition = CRUDBooleanExpression.Node.compare(CRUDColumnReference(keyPath), .equal, .integer(0))
         keyed.filter = CRUDBooleanExpression(plan.filter.map { .and(condition, $0.node) } ?? condition)
         func variant(_ limit: CRUDQueryPlan.Limit?) throws -> Variant {
-            var builder = SQLBuilder(dialect: executor.dialect)
-            let sql = try builder.select(keyed, limit: limit)
-            return Variant(sql: sql, parameters: Array(builder.parameters.dropFirst()), slot: CRUDStatementSlot())
+            let select = try executor.render(.select(keyed, limit: limit))
+            return Variant(sql: select.sql, parameters: Array(select.parameters.dropFirst()), slot: CRUDStatementSlot())
         }
         all = try variant(plan.limit)
-        first = try variant(CRUDQueryPlan.Limit(max: Swift.min(plan.limit?.max ?? 1, 1), skip: plan.limit?.skip ?? 0))
+        first = try variant(plan.firstLimit)
     }
 
     /// The first row whose key equals `key` (in the query's order), or `nil` when there is none.

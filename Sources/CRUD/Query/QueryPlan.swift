@@ -36,44 +36,71 @@ public struct CRUDQueryPlan: Sendable {
         var limit: Limit?
     }
 
-    var root: any CRUDModel.Type
-    var limit: Limit?
+    @usableFromInline var root: any CRUDModel.Type
     @usableFromInline var filter: CRUDBooleanExpression?
     /// What most plans lack, in one box that is replaced when one of them changes: copying a plan,
-    /// which each step of a chain does, then retains the filter and this box at most.
-    private var extras: Extras?
+    /// which each step of a chain does, then retains the filter and this box at most. The plan stays
+    /// this small on purpose: with a few words more, the compiler destroys a chain step through the
+    /// runtime's generic value witnesses (about 280 instructions a step) instead of releasing its
+    /// references directly; `@usableFromInline`, so that the caller's module sees the whole layout.
+    @usableFromInline var extras: Extras?
 
-    private final class Extras: Sendable {
-        let order: [Order]
-        let joins: [Join]
-        let deferredError: CRUDSQLGenError?
+    @usableFromInline
+    final class Extras: Sendable {
+        @usableFromInline let parts: Parts
+        @usableFromInline let joinsNothing: Bool
 
-        init(order: [Order], joins: [Join], deferredError: CRUDSQLGenError?) {
-            self.order = order
-            self.joins = joins
-            self.deferredError = deferredError
+        init(_ parts: Parts) {
+            self.parts = parts
+            joinsNothing = parts.joins.isEmpty
         }
     }
 
+    @usableFromInline
+    struct Parts: Sendable {
+        var order: [Order] = []
+        var joins: [Join] = []
+        @usableFromInline var limit: Limit?
+        var deferredError: CRUDSQLGenError?
+    }
+
+    /// Changes one part, in a new box: plans share boxes.
+    private mutating func change(_ body: (inout Parts) -> Void) {
+        var parts = extras?.parts ?? Parts()
+        body(&parts)
+        extras = Extras(parts)
+    }
+
     var order: [Order] {
-        get { extras?.order ?? [] }
-        set { extras = Extras(order: newValue, joins: joins, deferredError: deferredError) }
+        get { extras?.parts.order ?? [] }
+        set { change { $0.order = newValue } }
     }
 
     var joins: [Join] {
-        get { extras?.joins ?? [] }
-        set { extras = Extras(order: order, joins: newValue, deferredError: deferredError) }
+        get { extras?.parts.joins ?? [] }
+        set { change { $0.joins = newValue } }
+    }
+
+    /// The root's limit.
+    @usableFromInline var limit: Limit? {
+        get { extras?.parts.limit }
+        set { change { $0.limit = newValue } }
     }
 
     /// The first mistake made while chaining (a key path that names no column, a negative limit),
     /// thrown when the chain runs.
     var deferredError: CRUDSQLGenError? {
-        get { extras?.deferredError }
-        set { extras = Extras(order: order, joins: joins, deferredError: newValue) }
+        get { extras?.parts.deferredError }
+        set { change { $0.deferredError = newValue } }
+    }
+
+    /// At most the first result, after the skip: the limit of `first()`.
+    @usableFromInline var firstLimit: Limit {
+        Limit(max: Swift.min(limit?.max ?? 1, 1), skip: limit?.skip ?? 0)
     }
 
     /// Whether the query joins nothing: `first()` then reads its row without a cursor.
-    @usableFromInline var isJoinFree: Bool { joins.isEmpty }
+    @inlinable var isJoinFree: Bool { extras?.joinsNothing ?? true }
 
     @usableFromInline
     init(root: any CRUDModel.Type) {

@@ -14,10 +14,9 @@ extension Table {
         _ = try executor.insert(instances, columns: {
             try dialect.requireReturning(from: .insert)
             return try columns()
-        }, oneRowEach: true, render: { capture, _, columns in
+        }, oneRowEach: true, plan: { capture, _, columns in
             let returned = try returning.map { try A.crudColumns([$0], for: "returning") } ?? Array(schema.columns.indices)
-            return CRUDStatementText(SQLBuilder(dialect: dialect)
-                .insert(into: schema, columns: columns ?? Array(schema.columns.indices), returning: returned + capture.returning))
+            return .insert(schema, columns: columns, rows: 1, returning: returned + capture.returning)
         }, idColumn: returning == nil ? schema.columns.count : 1, returnsRows: true) { results.append(try read($0)) }
         return results
     }
@@ -121,10 +120,9 @@ extension UpdateAble {
         _ = try executor.write(.update, on: OverAllForm.crudSchema, columns: {
             try dialect.requireReturning(from: .update)
             return try columns()
-        }, render: { capture, columns in
+        }, plan: { capture, columns in
             let returned = try OverAllForm.crudColumns([keyPath], for: "returning")
-            let update = try updateStatement(columns: columns, returning: returned + capture.returning)
-            return CRUDStatementText(update.sql, update.parameters, firstParameter: update.assigned)
+            return .update(plan, columns: columns, returning: returned + capture.returning)
         }, bind: { binder, columns in
             try instance.crudBind(columns: columns, to: &binder)
         }, idColumn: 1) { results.append(try R(crudRow: $0, column: 0)) }

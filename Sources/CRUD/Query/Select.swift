@@ -54,11 +54,7 @@ extension SelectAble {
     /// How many results `select()` would give, counted by the database without reading them.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     public func count() throws -> Int {
-        try executor.query(.read, render: {
-            try plan.validate()
-            var builder = SQLBuilder(dialect: executor.dialect)
-            return CRUDStatementText(try builder.count(plan), builder.parameters)
-        }) { statement in
+        try executor.query(.read, plan: { .count(plan) }) { statement in
             guard try statement.step() else { throw CRUDSQLExeError("COUNT returned no row") }
             return Int(try statement.readInt64(0))
         }
@@ -69,18 +65,12 @@ extension SelectAble {
     @inlinable
     public func first() throws -> OverAllForm? {
         guard plan.isJoinFree else { return try firstCursor().next() }
-        return try executor.firstRow(plan, limit: firstLimit, as: OverAllForm.self)
-    }
-
-    /// At most the first result, after the plan's skip.
-    @usableFromInline
-    var firstLimit: CRUDQueryPlan.Limit {
-        CRUDQueryPlan.Limit(max: Swift.min(plan.limit?.max ?? 1, 1), skip: plan.limit?.skip ?? 0)
+        return try executor.firstRow(plan, as: OverAllForm.self)
     }
 
     /// A cursor over at most the first result.
     @usableFromInline
     func firstCursor() throws -> CRUDCursor<OverAllForm, DatabaseType.Configuration.Connection> {
-        try executor.cursor(plan, limit: firstLimit)
+        try executor.cursor(plan, limit: plan.firstLimit)
     }
 }

@@ -136,16 +136,9 @@ extension InsertAble {
         throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
         let executor = insertionTable.executor
         let lastInsertId = try executor.insert(instances, columns: columns) { capture, rows, columns in
-            CRUDStatementText(insertSQL(columns: columns, rows: rows, returning: capture.idColumn, dialect: executor.dialect))
+            .insert(InsertForm.crudSchema, columns: columns, rows: rows, returning: capture.idColumn.map { [$0] } ?? [])
         }
         return Insert(lastInsertId: lastInsertId)
-    }
-
-    @usableFromInline
-    func insertSQL(columns: [Int]?, rows: Int, returning: Int?, dialect: any CRUDDialect) -> String {
-        let schema = InsertForm.crudSchema
-        return SQLBuilder(dialect: dialect).insert(into: schema, columns: columns ?? Array(schema.columns.indices), rows: rows,
-                                                   returning: returning.map { [$0] } ?? [])
     }
 }
 
@@ -174,34 +167,14 @@ extension UpdateAble {
     /// Updates the matching rows' `columns` (every column when `nil`), worked out inside the
     /// executor's boundary.
     func updateRows(_ instance: OverAllForm, columns: @autoclosure () throws -> [Int]?) throws -> Update<OverAllForm, Self> {
-        let schema = OverAllForm.crudSchema
-        let changed = try executor.write(.update, on: schema, columns: columns, render: { capture, columns in
-            let update = try updateStatement(columns: columns, returning: capture.returning)
-            return CRUDStatementText(update.sql, update.parameters, firstParameter: update.assigned)
+        let changed = try executor.write(.update, on: OverAllForm.crudSchema, columns: columns, plan: { capture, columns in
+            .update(plan, columns: columns, returning: capture.returning)
         }, idsOf: { key in
-            var builder = SQLBuilder(dialect: executor.dialect)
-            let query = try builder.rootColumn(plan, key, of: schema)
-            return CRUDStatementText(query, builder.parameters)
+            .column(plan, key)
         }, bind: { binder, columns in
             try instance.crudBind(columns: columns, to: &binder)
         })
         return Update(changedRows: changed)
-    }
-
-    /// The UPDATE of the given columns (every column when `nil`), optionally returning columns; the
-    /// model's values bind at positions `0 ..< assigned`, then the filter's `parameters`.
-    /// - Throws: `CRUDSQLGenError` for a mistake in the chain or nothing left to set.
-    func updateStatement(columns: [Int]?, returning: [Int] = []) throws -> (sql: String, parameters: [CRUDDatabaseValue], assigned: Int) {
-        try plan.validate()
-        let schema = OverAllForm.crudSchema
-        let assigned = columns ?? Array(schema.columns.indices)
-        guard !assigned.isEmpty else {
-            throw CRUDSQLGenError("update: every column of \(OverAllForm.self) is ignored, so there is nothing to set")
-        }
-        var builder = SQLBuilder(dialect: executor.dialect, firstParameter: assigned.count)
-        let sql = try builder.update(schema, columns: assigned, filter: plan.filter, root: OverAllForm.self)
-            + builder.returningClause(schema, returning)
-        return (sql, builder.parameters, assigned.count)
     }
 }
 
@@ -210,12 +183,8 @@ extension DeleteAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     @discardableResult
     public func delete() throws -> Delete<OverAllForm, Self> {
-        let schema = OverAllForm.crudSchema
-        let changed = try executor.write(.delete, on: schema) { capture, _ in
-            try plan.validate()
-            var builder = SQLBuilder(dialect: executor.dialect)
-            let sql = try builder.delete(schema, filter: plan.filter, root: OverAllForm.self) + builder.returningClause(schema, capture.returning)
-            return CRUDStatementText(sql, builder.parameters)
+        let changed = try executor.write(.delete, on: OverAllForm.crudSchema) { capture, _ in
+            .delete(plan, returning: capture.returning)
         }
         return Delete(changedRows: changed)
     }
@@ -232,13 +201,13 @@ extension Table {
     func index(unique: Bool, keys: [PartialKeyPath<A>]) throws -> Index<A, Self> {
         let dialect = executor.dialect
         // Without IF NOT EXISTS, the database's refusal of an existing index is the same answer.
-        try executor.schemaChange("index on \(A.self)", tables: [A.crudSchema.name], run: try indexSQL(unique: unique, keys: keys)) { error in
+        try executor.schemaChange("index on \(A.self)", tables: [A.crudSchema.name], run: try indexStep(unique: unique, keys: keys)) { error in
             !dialect.createIndexIfNotExists && dialect.indexAlreadyExists(error)
         }
         return Index(table: self)
     }
 
-    private func indexSQL(unique: Bool, keys: [PartialKeyPath<A>]) throws -> String {
+    private func indexStep(unique: Bool, keys: [PartialKeyPath<A>]) throws -> CRUDStatementPlan {
         guard !keys.isEmpty else { throw CRUDSQLGenError("index: name at least one column") }
         var columns: [Int] = []
         for key in keys {
@@ -247,6 +216,6 @@ extension Table {
             }
             if !columns.contains(column) { columns.append(column) }
         }
-        return SQLBuilder(dialect: executor.dialect).createIndex(on: A.crudSchema, columns: columns, unique: unique)
+        return .createIndex(A.crudSchema, columns: columns, unique: unique)
     }
 }

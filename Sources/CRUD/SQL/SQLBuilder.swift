@@ -382,11 +382,9 @@ struct SQLBuilder {
         "CONSTRAINT \(quote(name)) CHECK (\(condition))"
     }
 
-    /// `ALTER TABLE "table" ` and each action: one statement per action, or all in one.
-    func alterTable(_ table: String, actions: [String], together: Bool) -> [String] {
-        let prefix = "ALTER TABLE \(quote(table)) "
-        if together { return actions.isEmpty ? [] : [prefix + actions.joined(separator: ", ")] }
-        return actions.map { prefix + $0 }
+    /// `ALTER TABLE "table" ` and the actions.
+    func alterTable(_ table: String, actions: [String]) -> String {
+        "ALTER TABLE \(quote(table)) " + actions.joined(separator: ", ")
     }
 
     /// The action that adds a constraint, given its definition.

@@ -50,8 +50,22 @@ final class SelectCache: @unchecked Sendable {
     /// `lock`, which makes Swift's dynamic exclusivity checks redundant.
     @exclusivity(unchecked) private var entries = [Statement?](repeating: nil, count: capacity)
 
+    /// A dialect with its identity, the first token of every shape: the dialect's type, found once
+    /// per database. A dialect type writes the same selects whatever its instance says (a MySQL
+    /// dialect's server version decides only what writes can return).
+    @usableFromInline
+    struct Dialect: Sendable {
+        let dialect: any CRUDDialect
+        let identity: Int
+
+        init(_ dialect: any CRUDDialect) {
+            self.dialect = dialect
+            identity = ShapeWalk.identity(ObjectIdentifier(type(of: dialect)))
+        }
+    }
+
     /// The SQL and parameters of the plan's root query, from the cache when the shape was seen before.
-    func select(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, dialect: any CRUDDialect) throws -> (String, [CRUDDatabaseValue]) {
+    func select(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, dialect: Dialect) throws -> (String, [CRUDDatabaseValue]) {
         var values: [CRUDDatabaseValue] = []
         let statement = try self.statement(plan, limit: limit, dialect: dialect, values: &values)
         return (statement.sql, values)
@@ -60,11 +74,10 @@ final class SelectCache: @unchecked Sendable {
     /// The plan's root query with the slot of its statement, from the cache when the shape was seen
     /// before; `values` is set to what it binds, in order, keeping its capacity.
     @usableFromInline
-    func statement(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, dialect: any CRUDDialect,
+    func statement(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, dialect: Dialect,
                    values: inout [CRUDDatabaseValue]) throws -> Statement {
         // One or two values: removing them one by one is cheaper than the general removal.
         while !values.isEmpty { values.removeLast() }
-        let dialect = ShapeWalk.Dialect(dialect)
         var mixer = ShapeMixer()
         guard plan.joins.isEmpty, ShapeWalk.walk(plan, limit: limit, dialect: dialect, &mixer) else {
             var builder = SQLBuilder(dialect: dialect.dialect)
@@ -160,20 +173,8 @@ private struct ShapeCollector: ShapeVisitor {
 /// Walks a plan the way `SQLBuilder.select` does: its shape's tokens, and its values in the order
 /// the builder binds them.
 private enum ShapeWalk {
-    /// A dialect and its identity, the first token of every shape, found once for the walks of one
-    /// lookup.
-    struct Dialect {
-        let dialect: any CRUDDialect
-        let identity: Int
-
-        init(_ dialect: any CRUDDialect) {
-            self.dialect = dialect
-            identity = ShapeWalk.identity(ObjectIdentifier(type(of: dialect)))
-        }
-    }
-
     /// `false` for plans the cache does not take (an expression holding an encoding error).
-    static func walk<Visitor: ShapeVisitor>(_ plan: borrowing CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, dialect: Dialect,
+    static func walk<Visitor: ShapeVisitor>(_ plan: borrowing CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, dialect: SelectCache.Dialect,
                                             _ visitor: inout Visitor) -> Bool {
         visitor.token(dialect.identity)
         visitor.token(identity(ObjectIdentifier(plan.root)))
@@ -228,9 +229,15 @@ private enum ShapeWalk {
         switch node {
         case let .compare(reference, operation, value):
             column(reference, &visitor)
-            visitor.token(10 + (value == .null ? 1 : 0))
-            visitor.token(operation.code)
-            if value != .null { visitor.value(value) }
+            // A pattern, not `==`: the derived equality compares payloads case by case.
+            if case .null = value {
+                visitor.token(11)
+                visitor.token(operation.code)
+            } else {
+                visitor.token(10)
+                visitor.token(operation.code)
+                visitor.value(value)
+            }
         case let .contained(reference, list, negated):
             column(reference, &visitor)
             var present = 0
