@@ -38,6 +38,10 @@ public final class MySQLConnection: CRUDConnection {
         "SET NAMES utf8mb4 COLLATE utf8mb4_nopad_bin",
     ]
 
+    static let maxAllowedPacketQuery = "SELECT @@max_allowed_packet"
+    /// What connecting ran, for the session's query log.
+    private var openingStatements: [String] = []
+
     init(options: MySQLConnectOptions) throws {
         self.options = options
         target = options.description
@@ -67,8 +71,14 @@ public final class MySQLConnection: CRUDConnection {
                                   code: String(number), databaseMessage: message, kind: MySQLFailure(number: number, message: message, sql: nil).kind)
         }
         lost = false
-        for setting in Self.sessionSetup { try execute(setting) }
-        maxAllowedPacket = try integer("SELECT @@max_allowed_packet")
+        // What a failed attempt ran is not this connection's setup.
+        openingStatements = []
+        for setting in Self.sessionSetup {
+            openingStatements.append(setting)
+            try execute(setting)
+        }
+        openingStatements.append(Self.maxAllowedPacketQuery)
+        maxAllowedPacket = try integer(Self.maxAllowedPacketQuery)
         dialect = MySQLDialect(isMariaDB: String(cString: mysql_get_server_info(handle)).contains("MariaDB"),
                                version: Int(mysql_get_server_version(handle)))
     }
@@ -128,6 +138,11 @@ public final class MySQLConnection: CRUDConnection {
     }
 
     /// Connects again after the connection was lost; prepared statements died with the old session.
+    @_spi(CRUDDriver) public func takeOpeningStatements() -> [String] {
+        defer { openingStatements = [] }
+        return openingStatements
+    }
+
     @_spi(CRUDDriver) public func reconnect() throws {
         _ = cache.removeAll()
         mysql_close(handle)

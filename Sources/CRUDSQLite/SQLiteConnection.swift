@@ -20,16 +20,20 @@ public final class SQLiteConnection: CRUDConnection {
     /// Where the update hook records changes (the hook's context is the connection, unretained).
     var changeRecorder: CRUDChangeRecorder?
     var cache = CRUDStatementCache<SQLiteStatement>(capacity: cacheCapacity)
+    /// What opening ran, for the session's query log.
+    private var openingStatements: [String] = []
 
     /// Opens the database at `path`. A reader (`queryOnly`) refuses to write, so that a write routed
     /// to it by mistake fails instead of competing with the writer.
     init(path: String, busyTimeout: Duration, queryOnly: Bool = false) throws {
         self.path = path
         var opened = try Self.open(path, readOnly: false, busyTimeout: busyTimeout)
+        var ran: [String] = []
         do {
             // Reading the schema first makes a file that is not a database fail here, with its path.
             for setting in ["SELECT count(*) FROM sqlite_master", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL",
                             "PRAGMA foreign_keys = ON", "PRAGMA case_sensitive_like = ON"] + (queryOnly ? ["PRAGMA query_only = ON"] : []) {
+                ran.append(setting)
                 try Self.execute(setting, on: opened, path: path)
             }
         } catch where sqlite3_errcode(opened) & 0xff == SQLITE_READONLY {
@@ -44,6 +48,7 @@ public final class SQLiteConnection: CRUDConnection {
             opened = try Self.open(directoryReadOnly ? Self.immutableURI(path) : path, readOnly: true, busyTimeout: busyTimeout)
             do {
                 for setting in ["SELECT count(*) FROM sqlite_master", "PRAGMA foreign_keys = ON", "PRAGMA case_sensitive_like = ON"] {
+                    ran.append(setting)
                     try Self.execute(setting, on: opened, path: path)
                 }
             } catch {
@@ -55,6 +60,12 @@ public final class SQLiteConnection: CRUDConnection {
             throw error
         }
         handle = opened
+        openingStatements = ran
+    }
+
+    @_spi(CRUDDriver) public func takeOpeningStatements() -> [String] {
+        defer { openingStatements = [] }
+        return openingStatements
     }
 
     /// `path` as a `file:` URI with `immutable=1`.

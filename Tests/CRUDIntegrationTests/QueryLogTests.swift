@@ -5,6 +5,30 @@ import Testing
 /// The query log shows every statement the library runs, its catalog reads included. Logging is
 /// global: these run with the logging suite, one at a time.
 extension LoggingTests {
+    @Test("the query log shows what opening a connection runs: SQLite's pragmas, MySQL's session settings", arguments: Backend.all)
+    func openingStatementsAreLogged(_ backend: Backend) throws {
+        let queries = Collector<String>()
+        CRUDLogging.queryLogDestinations = [.custom { queries.append($0.msg) }]
+        defer { CRUDLogging.queryLogDestinations = [] }
+        // Opened with the log on: the configuration opens its first connection.
+        func query<C: DatabaseConfigurationProtocol>(_ configuration: C) throws { try Database(configuration: configuration).sql("SELECT 1") }
+        try query(backend.open())
+        CRUDLogging.flush()
+        let logged = queries.items
+        let opening: [String] = switch backend {
+        case .sqlite: ["SELECT count(*) FROM sqlite_master", "PRAGMA journal_mode = WAL", "PRAGMA foreign_keys = ON"]
+        // libpq's connection options set the session up, with no statement.
+        case .postgres: []
+        case .mysql: ["SET SESSION time_zone = '+00:00'", "SET NAMES utf8mb4", "SELECT @@max_allowed_packet"]
+        }
+        for statement in opening {
+            #expect(logged.contains { $0.contains(statement) }, "\(statement) in \(logged)")
+        }
+        let first = try #require(logged.firstIndex { $0.contains("SELECT 1") })
+        #expect(opening.allSatisfy { statement in logged[..<first].contains { $0.contains(statement) } },
+                "the opening statements come before the first the caller runs: \(logged)")
+    }
+
     @Test("the query log shows the catalog reads of create(.reconcileTable), upsert, lastInsertId, alterTable and migrate", arguments: Backend.all)
     func catalogReadsAreLogged(_ backend: Backend) throws { try catalogReadsAreLogged(backend.open(), backend) }
 

@@ -17,6 +17,12 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// - Throws: `CRUDSQLExeError` when the database still cannot be reached.
     @_spi(CRUDDriver) func reconnect() throws
 
+    /// The statements the connection ran to open or to reconnect (its session settings, a read that
+    /// checks the file is a database), in order, since it was last asked; they run before any
+    /// session has the connection, whose query log they would otherwise miss. The session logs them
+    /// when it takes the connection and after each reconnect. The default has none.
+    @_spi(CRUDDriver) func takeOpeningStatements() -> [String]
+
     /// Whether the database session has a transaction open, as the database itself reports it. The
     /// engine compares it with `transactionDepth` so that a transaction the database ended
     /// underneath (a lost connection, an automatic rollback) is never taken for an open one.
@@ -133,6 +139,7 @@ extension CRUDConnection {
     @_spi(CRUDDriver) public func raiseKeyCounter(ofTable table: String, to value: Int64, using runner: some CRUDCatalogRunner<Statement>) throws {}
     public func insertReturned(id: Int64) {}
     @_spi(CRUDDriver) public func probe() {}
+    @_spi(CRUDDriver) public func takeOpeningStatements() -> [String] { [] }
 
     /// The columns of a table as the database declares them, in table order, or `nil` when the
     /// table does not exist, read on this connection.

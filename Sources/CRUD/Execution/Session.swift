@@ -84,6 +84,12 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
         connectionRecordsChanges = connection.recordChanges(into: recorder)
         keepsTransactionStatements = !connection.dialect.transactionalDDL
         super.init(role: role)
+        logOpeningStatements()
+    }
+
+    /// Writes what the connection ran to open or reconnect to the query log, as if run here.
+    private func logOpeningStatements() {
+        for sql in connection.takeOpeningStatements() { CRUDLogging.logQuery(sql) }
     }
 
     deinit {
@@ -314,6 +320,7 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
             // Kept statements die with the old connection.
             ownedStatements.removeAll()
             try connection.reconnect()
+            logOpeningStatements()
         }
     }
 
