@@ -1,6 +1,8 @@
 /// One open connection to a database, as a driver implements it. The executor prepares
 /// statements, binds their parameters, steps through rows and reads them, all through this
 /// protocol; it uses a connection from one thread at a time, and keeps the transaction state itself.
+/// For drivers: out of the user documentation.
+@_documentation(visibility: internal)
 public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// The driver's prepared statement, which binds parameters and reads rows.
     associatedtype Statement: CRUDStatement
@@ -175,7 +177,9 @@ extension CRUDConnection {
 }
 
 /// A prepared statement: parameters are bound by position, then `step()` runs it and moves
-/// through its rows, which are read by position through `CRUDRowReader`.
+/// through its rows, which are read by position through `CRUDRowReader`. For drivers: out of the
+/// user documentation.
+@_documentation(visibility: internal)
 public protocol CRUDStatement: AnyObject, CRUDBinder, CRUDRowReader {
     /// The SQL text it was prepared from.
     @_spi(CRUDDriver) var sql: String { get }

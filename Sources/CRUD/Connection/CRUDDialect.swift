@@ -1,5 +1,7 @@
 /// The parts of SQL that differ between databases. The query engine writes everything else the
-/// same for every backend.
+/// same for every backend. For drivers, which implement it: users reach its spellings through
+/// `Database.quote(_:)` and `Database.placeholder(_:)`, so it is out of the user documentation.
+@_documentation(visibility: internal)
 public protocol CRUDDialect: Sendable {
     /// The SQL type of a column.
     func columnType(_ type: CRUDColumnType) -> String

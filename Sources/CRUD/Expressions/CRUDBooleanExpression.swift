@@ -46,7 +46,8 @@ public struct CRUDBooleanExpression: Sendable {
 
 /// A column of a model type, named by a key path (`\Person.name`) or by the generated column
 /// constant (`Person.Columns.name`), possibly inside a SQL function (`lower(…)`). Made by the
-/// operators and functions; it has nothing to use directly.
+/// operators and functions; it has nothing to use directly, so it is out of the user documentation.
+@_documentation(visibility: internal)
 public struct CRUDColumnReference: Sendable {
     @usableFromInline let model: any CRUDModel.Type
     /// Key paths are immutable once formed (this one names a stored property, with no captured
