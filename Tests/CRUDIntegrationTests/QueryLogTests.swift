@@ -1,4 +1,4 @@
-import CRUD
+@_spi(CRUDDriver) import CRUD
 import Foundation
 import Testing
 
@@ -10,8 +10,15 @@ extension LoggingTests {
         let queries = Collector<String>()
         CRUDLogging.queryLogDestinations = [.custom { queries.append($0.msg) }]
         defer { CRUDLogging.queryLogDestinations = [] }
-        // Opened with the log on: the configuration opens its first connection.
-        func query<C: DatabaseConfigurationProtocol>(_ configuration: C) throws { try Database(configuration: configuration).sql("SELECT 1") }
+        // Opened with the log on: the configuration opens its first connection. Other suites log
+        // meanwhile, so this one's statement is marked, and the connection is asked whether its
+        // opening statements were taken.
+        let probe = "SELECT 1 AS opening_probe"
+        func query<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+            let db = Database(configuration: configuration)
+            try db.sql(probe)
+            try db.withConnection { #expect($0.takeOpeningStatements().isEmpty, "the session took what opening ran") }
+        }
         try query(backend.open())
         CRUDLogging.flush()
         let logged = queries.items
@@ -24,7 +31,7 @@ extension LoggingTests {
         for statement in opening {
             #expect(logged.contains { $0.contains(statement) }, "\(statement) in \(logged)")
         }
-        let first = try #require(logged.firstIndex { $0.contains("SELECT 1") })
+        let first = try #require(logged.firstIndex { $0.contains(probe) })
         #expect(opening.allSatisfy { statement in logged[..<first].contains { $0.contains(statement) } },
                 "the opening statements come before the first the caller runs: \(logged)")
     }
