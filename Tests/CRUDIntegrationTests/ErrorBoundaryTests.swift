@@ -136,6 +136,7 @@ extension LoggingTests {
         twice.register("once") { _ in }
         twice.register("once") { _ in }
         boundary.expectOne("migrate") { try twice.migrate(db) }
+        boundary.expectOne("shutdown inside a transaction") { try db.transaction { try db.shutdown() } }
         // A migrations table that is not the library's: its rows do not read.
         try db.sql("CREATE TABLE crud_migrations (position TEXT, name TEXT, applied_at TEXT)")
         try db.sql("INSERT INTO crud_migrations VALUES ('first', 'one', 'today')")
@@ -190,6 +191,7 @@ extension LoggingTests {
         twice.register("once") { _ in }
         twice.register("once") { _ in }
         await boundary.expectOne("async migrate") { try await twice.migrate(db) }
+        await boundary.expectOne("async shutdown inside a transaction") { try await db.transaction { tx in try await tx.shutdown() } }
     }
 
     @Test("the boundary is the executor's: no public operation writes its own, and the test above calls every one")

@@ -92,6 +92,8 @@ public struct CRUDSQLExeError: CRUDReportableError, CustomStringConvertible, Sen
         /// An upsert's conflict target is neither the primary key nor a unique constraint (found
         /// before anything is written).
         case conflictTargetNotUnique
+        /// The database was shut down (`Database.shutdown()`): it runs nothing more.
+        case shutDown
         /// Anything else; `code` has the database's own code.
         case other
     }

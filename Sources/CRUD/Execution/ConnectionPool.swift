@@ -100,7 +100,8 @@ final class CRUDConnectionPool: @unchecked Sendable {
     /// How long a caller waits for a connection before `CRUDSQLExeError`.
     let timeout: Duration
     private let open: @Sendable (CRUDConnectionRole) throws -> CRUDSessionSlot
-    private let describe: String
+    /// The database, for messages.
+    let describe: String
 
     private let lock = NSLock()
     private var idleWriter: Session?
@@ -114,8 +115,14 @@ final class CRUDConnectionPool: @unchecked Sendable {
     private var nextWaiter: UInt64 = 0
     /// The timeouts of waiting tasks, cancelled when they are served.
     private var timers: [UInt64: Task<Void, Never>] = [:]
-    /// The session of a `.single` layout, shared by every caller in turn.
-    private let shared: Session?
+    /// The session of a `.single` layout, shared by every caller in turn; `nil` once shut down.
+    private var shared: Session?
+    /// Set by `shutDown`: what every lease throws from then on.
+    private var refusal: CRUDSQLExeError?
+    /// Leases not yet given back (of every layout but `.single`).
+    private var leased = 0
+    /// Called when the last lease comes back after `shutDown`.
+    private var drained: [@Sendable () -> Void] = []
 
     /// - Parameters:
     ///   - first: the session of an open connection to start with (the configuration opened it to
@@ -167,6 +174,13 @@ final class CRUDConnectionPool: @unchecked Sendable {
 
     /// Called holding `lock`: a session to use now, a slot to open one in, or `nil` to wait.
     private func grant(_ access: CRUDAccess) -> Handover? {
+        let handover = available(access)
+        if case .session = handover, case .single = layout { return handover }
+        if handover != nil { leased += 1 }
+        return handover
+    }
+
+    private func available(_ access: CRUDAccess) -> Handover? {
         switch layout {
         case .single:
             return .session(shared!)
@@ -261,6 +275,10 @@ final class CRUDConnectionPool: @unchecked Sendable {
     /// once, without suspending.
     func leaseNow(_ access: CRUDAccess) throws -> Session? {
         lock.lock()
+        if let refusal {
+            lock.unlock()
+            throw refusal
+        }
         guard let handover = grant(access) else {
             lock.unlock()
             return nil
@@ -276,6 +294,10 @@ final class CRUDConnectionPool: @unchecked Sendable {
     ///   suspension point.
     func lease(_ access: CRUDAccess, hold: CRUDHold = .brief) throws -> Session {
         lock.lock()
+        if let refusal {
+            lock.unlock()
+            throw refusal
+        }
         if let handover = grant(access) {
             begin(hold, handover)
             lock.unlock()
@@ -367,6 +389,11 @@ final class CRUDConnectionPool: @unchecked Sendable {
                     return
                 }
                 lock.lock()
+                if let refusal {
+                    lock.unlock()
+                    continuation.resume(throwing: refusal)
+                    return
+                }
                 if let handover = grant(access) {
                     begin(hold, handover)
                     lock.unlock()
@@ -425,10 +452,12 @@ final class CRUDConnectionPool: @unchecked Sendable {
         lock.withLock {
             if idleWriter === session {
                 idleWriter = nil
+                leased += 1
                 return true
             }
             if let index = idle.firstIndex(where: { $0 === session }) {
                 idle.remove(at: index)
+                leased += 1
                 return true
             }
             return false
@@ -456,15 +485,28 @@ final class CRUDConnectionPool: @unchecked Sendable {
             for other in idle { other.probeBeforeUse = true }
         }
         let handed = handOver(usable ? .session(session) : .open(session.role), queue: Self.queue(session.role))
+        var done: [@Sendable () -> Void] = []
         if handed == nil {
-            if usable {
+            if usable, refusal == nil {
                 if session.role == .writer { idleWriter = session } else { idle.append(session) }
             } else {
+                // Lost, or shut down: the connection closes as the session goes.
                 forgetSlot(session.role)
             }
+            done = leaseEnded()
         }
         lock.unlock()
         handed?()
+        for call in done { call() }
+    }
+
+    /// Called holding `lock`, as a lease ends with no waiter to take it on: after `shutDown`, the
+    /// last one returns what waits for the pool to drain, to call after unlocking.
+    private func leaseEnded() -> [@Sendable () -> Void] {
+        leased -= 1
+        guard leased == 0, refusal != nil else { return [] }
+        defer { drained = [] }
+        return drained
     }
 
     /// The slot of a connection that failed to open (or broke) is free again: a waiter gets it to
@@ -473,9 +515,69 @@ final class CRUDConnectionPool: @unchecked Sendable {
         lock.lock()
         if heldAcrossSuspension { suspendedHolds[Self.queue(role)] -= 1 }
         let handed = handOver(.open(role), queue: Self.queue(role))
-        if handed == nil { forgetSlot(role) }
+        var done: [@Sendable () -> Void] = []
+        if handed == nil {
+            forgetSlot(role)
+            done = leaseEnded()
+        }
         lock.unlock()
         handed?()
+        for call in done { call() }
+    }
+
+    // MARK: - Shutting down
+
+    /// How many connections are leased now.
+    var leasedCount: Int {
+        lock.withLock { leased }
+    }
+
+    /// Whether `shutDown` was called.
+    var isShutDown: Bool {
+        lock.withLock { refusal != nil }
+    }
+
+    /// Refuses every lease from now on with `refusal`, fails the callers waiting for one with it,
+    /// and closes the idle connections (the shared one of a `.single` layout once its caller is
+    /// done); the leased ones close as they come back. Calls `drained` when none is leased any
+    /// more, at once if none is. A second call only adds its `drained`.
+    func shutDown(_ refusal: CRUDSQLExeError, drained: @escaping @Sendable () -> Void) {
+        lock.lock()
+        let first = self.refusal == nil
+        if first { self.refusal = refusal }
+        let waiting = first ? waiters.flatMap { $0 } : []
+        if first {
+            waiters = [[], []]
+            for timer in timers.values { timer.cancel() }
+            timers = [:]
+        }
+        // Released after unlocking: closing a connection may take a round trip.
+        var closing: [Session] = []
+        if first {
+            if let writer = idleWriter {
+                closing.append(writer)
+                forgetSlot(.writer)
+            }
+            idleWriter = nil
+            closing += idle
+            for session in idle { forgetSlot(session.role) }
+            idle = []
+        }
+        let single = first ? shared : nil
+        shared = nil
+        let now = leased == 0
+        if !now { self.drained.append(drained) }
+        lock.unlock()
+        for entry in waiting { Self.deliver(.failure(refusal), to: entry.waiter) }
+        closing.removeAll()
+        guard now else { return }
+        guard let single else { return drained() }
+        // The shared session's caller, if any, finishes first: waited for off the caller's thread.
+        connectingQueue.async {
+            single.gate.lock()
+            single.gate.unlock()
+            drained()
+        }
     }
 
     /// Called holding `lock`: takes the first waiter of `queue` off it and returns what hands it

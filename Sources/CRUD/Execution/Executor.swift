@@ -190,7 +190,9 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     func child() throws -> CRUDExecutor {
         if case .single = pool.layout { return self }
         return try reporting {
-            try CRUDExecutor(layout: .single, first: try open(.single), timeout: pool.timeout, describe: "child", failures: failures,
+            // A child opens its connection itself, past the pool's refusal.
+            guard !pool.isShutDown else { throw shutDownError }
+            return try CRUDExecutor(layout: .single, first: try open(.single), timeout: pool.timeout, describe: "child", failures: failures,
                              observation: observation, open: open)
         }
     }

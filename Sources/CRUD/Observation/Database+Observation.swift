@@ -44,10 +44,12 @@ extension Database {
 
     /// The committed changes of `type`'s table, in order, from now on:
     /// `for await change in db.changes(of: Bicycle.self) { … }`. Every change is kept until the loop
-    /// takes it; ending the loop (or cancelling its task) stops the observation.
+    /// takes it; ending the loop (or cancelling its task) stops the observation. The sequence ends
+    /// when the database shuts down.
     public func changes<T: CRUDModel>(of type: T.Type) -> AsyncStream<CRUDChange> {
         let (stream, continuation) = AsyncStream.makeStream(of: CRUDChange.self)
-        let registration = executor.observation.add(.change(kind: nil, table: T.crudSchema.name, id: nil) { continuation.yield($0) })
+        let registration = executor.observation.add(.change(kind: nil, table: T.crudSchema.name, id: nil) { continuation.yield($0) },
+                                                    end: { continuation.finish() })
         continuation.onTermination = { _ in registration.cancel() }
         return stream
     }
@@ -60,7 +62,8 @@ extension Database {
     /// The first value comes at once. Changes that commit while `fetch` runs lead to one more run,
     /// not one each, and a loop slower than the database gets the newest value, so bursts coalesce;
     /// every value is read after the changes it follows committed. An error `fetch` throws ends the
-    /// sequence with it; ending the loop stops the observation.
+    /// sequence with it; ending the loop stops the observation. The sequence ends when the database
+    /// shuts down.
     public func observe<Value: Sendable>(tracking tables: [any CRUDModel.Type],
                                          _ fetch: @escaping @Sendable (Database) async throws -> Value) -> AsyncThrowingStream<Value, any Error> {
         executor.observeValue(tracking: Set(tables.map { $0.crudSchema.name })) { try await fetch(self) }

@@ -7,7 +7,7 @@ import Foundation
 /// slow observer delays other observers, not writes. Batches are delivered in the order they were
 /// published, which on one connection is commit order.
 ///
-/// `@unchecked Sendable`: `observers`, `nextID` and `didUpdate` are guarded by `lock`; delivery runs
+/// `@unchecked Sendable`: `observers`, `ends`, `ended`, `nextID` and `didUpdate` are guarded by `lock`; delivery runs
 /// on `queue` alone and calls observers without holding the lock, so an observer may register or
 /// cancel observers (itself too) while it runs.
 final class CRUDObservationCenter: @unchecked Sendable {
@@ -19,6 +19,10 @@ final class CRUDObservationCenter: @unchecked Sendable {
     }
 
     private var observers: [(id: Int, delivery: Delivery)] = []
+    /// What ends each observer that has an end (a stream's `finish`), by id.
+    private var ends: [Int: @Sendable () -> Void] = [:]
+    /// Set by `end()`: observers added afterwards end at once.
+    private var ended = false
     private var nextID = 0
     private var didUpdate: (@Sendable (String, Int, CRUDChangeKind) throws -> Void)?
     private let lock = NSLock()
@@ -40,12 +44,19 @@ final class CRUDObservationCenter: @unchecked Sendable {
         set { lock.withLock { didUpdate = newValue } }
     }
 
-    /// Adds an observer; it is called for batches published from now on.
-    func add(_ delivery: Delivery) -> CRUDObservation {
-        let id = lock.withLock {
+    /// Adds an observer; it is called for batches published from now on. `end` ends it when the
+    /// database shuts down (at once, if it has).
+    func add(_ delivery: Delivery, end: (@Sendable () -> Void)? = nil) -> CRUDObservation {
+        let id: Int? = lock.withLock {
+            guard !ended else { return nil }
             nextID += 1
             observers.append((nextID, delivery))
+            if let end { ends[nextID] = end }
             return nextID
+        }
+        guard let id else {
+            end?()
+            return CRUDObservation(center: self, id: 0)
         }
         return CRUDObservation(center: self, id: id)
     }
@@ -53,7 +64,28 @@ final class CRUDObservationCenter: @unchecked Sendable {
     /// Removes an observer: once this returns it is not called again (a call under way on the
     /// delivery queue finishes).
     func remove(_ id: Int) {
-        lock.withLock { observers.removeAll { $0.id == id } }
+        lock.withLock {
+            observers.removeAll { $0.id == id }
+            ends[id] = nil
+        }
+    }
+
+    /// Ends every observer, after the changes already published reach them: streams finish, and
+    /// observers added later end at once. Calls `then` when they have ended.
+    func end(then: @escaping @Sendable () -> Void) {
+        lock.withLock { ended = true }
+        // Behind the deliveries already queued.
+        queue.async {
+            let ends: [@Sendable () -> Void] = self.lock.withLock {
+                defer {
+                    self.observers = []
+                    self.ends = [:]
+                }
+                return Array(self.ends.values)
+            }
+            for end in ends { end() }
+            then()
+        }
     }
 
     private func isRegistered(_ id: Int) -> Bool {

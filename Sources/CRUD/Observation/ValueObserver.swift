@@ -7,7 +7,7 @@ extension CRUDExecutor {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(1))
         let observer = CRUDValueObserver(fetch: fetch, continuation: continuation)
         // Registered before the first read, so a change that commits during it is not missed.
-        let registration = observation.add(.batch(tables: tables) { observer.changed() })
+        let registration = observation.add(.batch(tables: tables) { observer.changed() }, end: { observer.end() })
         continuation.onTermination = { _ in
             registration.cancel()
             observer.stop()
@@ -71,5 +71,11 @@ final class CRUDValueObserver<Value: Sendable>: @unchecked Sendable {
             stopped = true
             task?.cancel()
         }
+    }
+
+    /// The database shut down: no more reads, and the sequence ends.
+    func end() {
+        stop()
+        continuation.finish()
     }
 }

@@ -1,0 +1,25 @@
+// Ending a database's life: what a server does as it stops (and what swift-service-lifecycle's
+// graceful shutdown calls).
+
+extension Database {
+    /// Shuts the database down: calls made from now on fail with a `CRUDSQLExeError` of kind
+    /// `.shutDown`, as do calls waiting for a connection; the calls under way (a transaction on
+    /// another task, a cursor being read) finish, for up to `gracePeriod`; the connections close
+    /// as they become idle, and the observers end (`changes(of:)` and `observe()` sequences
+    /// finish after the changes already committed). Calling it again waits the same way and
+    /// succeeds. The children (`createChild()`) are databases of their own, shut down or released
+    /// separately. Suspends the calling task while it waits, without holding a thread.
+    /// - Parameter gracePeriod: how long the calls under way may still run; 10 seconds by default.
+    /// - Throws: `CRUDSQLExeError` of kind `.shutDown` when called inside one of this database's
+    ///   transactions (it would wait for itself), or when calls were still running after the grace
+    ///   period: they go on, and each one's connection closes as it ends.
+    public func shutdown(gracePeriod: Duration = .seconds(10)) async throws {
+        try await executor.shutdown(gracePeriod: gracePeriod)
+    }
+
+    /// The same, blocking the calling thread while it waits: for programs without tasks.
+    /// - Throws: as the async form.
+    public func shutdown(gracePeriod: Duration = .seconds(10)) throws {
+        try executor.shutdown(gracePeriod: gracePeriod)
+    }
+}

@@ -1,0 +1,175 @@
+@_spi(CRUDDriver) import CRUD
+#if MySQL
+import CRUDMySQL
+#endif
+import CRUDPostgres
+import CRUDSQLite
+import Foundation
+import Testing
+
+/// One row of one integer: a server's id of a connection, or a count.
+struct ConnectionNumber: CRUDModel {
+    let value: Int
+}
+
+/// `shutdown()`: what a server calls as it stops. Calls under way finish, new ones are refused, the
+/// connections close and the observers end, on every backend.
+@Suite("shutdown")
+struct ShutdownTests {
+    /// A new empty database, twice: the configuration under test, and another one of the same
+    /// database that looks at it from outside.
+    func openTwice(_ backend: Backend) throws -> (tested: any DatabaseConfigurationProtocol, outside: any DatabaseConfigurationProtocol,
+                                                  path: String?) {
+        switch backend {
+        case .sqlite:
+            let path = Backend.temporaryFile("sqlite")
+            return (try Backend.sqliteConfiguration(at: path, busyTimeout: .seconds(30)),
+                    try Backend.sqliteConfiguration(at: path, busyTimeout: .seconds(30)), path)
+        case .postgres:
+            let parameters = try PostgresTestServer.shared.get().freshParameters()
+            return (try PostgresDatabaseConfiguration(parameters: parameters), try PostgresDatabaseConfiguration(parameters: parameters), nil)
+        case .mysql:
+            #if MySQL
+            let server = try MariaDBTestServer.shared.get()
+            let database = try server.freshDatabase()
+            return (try server.configuration(database: database, pool: .init()), try server.configuration(database: database, pool: .init()), nil)
+            #else
+            throw Backend.withoutMySQL
+            #endif
+        }
+    }
+
+    /// The server's id of the connection a call runs on (`nil` on SQLite).
+    static func connectionID<C: DatabaseConfigurationProtocol>(_ db: Database<C>, _ backend: Backend) async throws -> Int? {
+        switch backend {
+        case .sqlite: nil
+        case .postgres: try await db.sql("SELECT pg_backend_pid() AS value", ConnectionNumber.self)[0].value
+        case .mysql: try await db.sql("SELECT CONNECTION_ID() AS value", ConnectionNumber.self)[0].value
+        }
+    }
+
+    /// How many of the server's connections with these ids are still there, seen from `outside`.
+    static func stillOpen<C: DatabaseConfigurationProtocol>(_ ids: Set<Int>, outside: Database<C>, _ backend: Backend) throws -> Int {
+        let query = switch backend {
+        case .sqlite: ""
+        case .postgres: "SELECT count(*) AS value FROM pg_stat_activity WHERE pid = \(outside.placeholder(0))"
+        case .mysql: "SELECT COUNT(*) AS value FROM information_schema.PROCESSLIST WHERE ID = \(outside.placeholder(0))"
+        }
+        return try ids.reduce(0) { open, id in open + (try outside.sql(query, bindings: [.integer(Int64(id))], ConnectionNumber.self)[0].value) }
+    }
+
+    @Test("shutdown lets a transaction under way commit, refuses new calls with .shutDown, closes every connection, ends the observers",
+          arguments: Backend.all)
+    func shutdownIsGraceful(_ backend: Backend) async throws {
+        let (tested, outside, path) = try openTwice(backend)
+        try await shutdownIsGraceful(tested, outside, path, backend)
+    }
+
+    func shutdownIsGraceful<C: DatabaseConfigurationProtocol, O: DatabaseConfigurationProtocol>(
+        _ tested: C, _ outside: O, _ path: String?, _ backend: Backend) async throws {
+        let db = Database(configuration: tested)
+        try await db.create(Course.self)
+        let changes = db.changes(of: Course.self)
+        let seen = Task {
+            var count = 0
+            for await _ in changes { count += 1 }
+            return count
+        }
+        var ids: Set<Int> = []
+        if let id = try await Self.connectionID(db, backend) { ids.insert(id) }
+
+        // A transaction that is under way when the shutdown starts, and takes a while after it.
+        let started = Collector<Int?>()
+        let transaction = Task {
+            try await db.transaction { db in
+                started.append(try await Self.connectionID(db, backend))
+                try await db.table(Course.self).insert(Course(id: 1, title: "first"))
+                try await Task.sleep(for: .milliseconds(300))
+                try await db.table(Course.self).insert(Course(id: 2, title: "second"))
+            }
+        }
+        #expect(await started.wait { !$0.isEmpty }, "the transaction started")
+        if let id = started.items.first ?? nil { ids.insert(id) }
+
+        let other = Database(configuration: outside)
+        if let path {
+            #expect(FileManager.default.fileExists(atPath: path + "-wal"), "the database is open in WAL mode")
+        } else {
+            #expect(try Self.stillOpen(ids, outside: other, backend) == ids.count, "the server sees the connections \(ids)")
+        }
+
+        let clock = ContinuousClock()
+        let began = clock.now
+        try await db.shutdown()
+        #expect(clock.now - began >= .milliseconds(200), "shutdown waited for the transaction: \(clock.now - began)")
+        try await transaction.value
+
+        let refused = await #expect(throws: CRUDSQLExeError.self) { try await db.table(Course.self).count() }
+        #expect(refused?.kind == .shutDown)
+        #expect(refused?.msg.contains("was shut down") == true, "\(String(describing: refused))")
+        #expect(throws: CRUDSQLExeError.self) { try db.table(Course.self).insert(Course(id: 3, title: "late")) }
+        #expect(await seen.value == 2, "the stream of changes got the transaction's two inserts and then ended")
+
+        // What the transaction committed is there, and nothing later.
+        #expect(try await other.table(Course.self).order(by: \.id).select().map(\.title) == ["first", "second"])
+        if let path {
+            // SQLite removes the write-ahead log when the last connection to the file closes; the
+            // outside configuration has its own, so it is shut down first.
+            try await other.shutdown()
+            #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "every connection to \(path) closed")
+        } else {
+            #expect(ids.count >= 1)
+            // The server notices a closed connection at once, but its bookkeeping may lag.
+            var open = try Self.stillOpen(ids, outside: other, backend)
+            for _ in 0 ..< 100 where open > 0 {
+                try await Task.sleep(for: .milliseconds(20))
+                open = try Self.stillOpen(ids, outside: other, backend)
+            }
+            #expect(open == 0, "the server still has \(open) of the connections \(ids)")
+            try await other.shutdown()
+        }
+    }
+
+    @Test("shutdown twice succeeds; inside a transaction it is refused; past the grace period it says how many calls still run",
+          arguments: Backend.all)
+    func shutdownMisuse(_ backend: Backend) async throws {
+        let (tested, _, _) = try openTwice(backend)
+        try await shutdownMisuse(tested)
+    }
+
+    func shutdownMisuse<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
+        let db = Database(configuration: configuration)
+        try await db.create(Course.self)
+        let inside = #expect(throws: CRUDSQLExeError.self) { try db.transaction { try db.shutdown() } }
+        #expect(inside?.msg.contains("inside a transaction") == true, "\(String(describing: inside))")
+        #expect(try await db.table(Course.self).count() == 0, "the refused shutdown left the database running")
+
+        // A transaction longer than the grace period (it ends only once the shutdown has given up
+        // on it): shutdown says so, and the transaction still commits.
+        let started = Collector<Bool>(), released = Collector<Bool>()
+        let transaction = Task {
+            try await db.transaction { db in
+                try await db.table(Course.self).insert(Course(id: 1, title: "slow"))
+                started.append(true)
+                #expect(await released.wait { !$0.isEmpty })
+            }
+        }
+        #expect(await started.wait { !$0.isEmpty })
+        let late = await #expect(throws: CRUDSQLExeError.self) { try await db.shutdown(gracePeriod: .milliseconds(50)) }
+        released.append(true)
+        #expect(late?.kind == .shutDown)
+        #expect(late?.msg.contains("1 connection(s)") == true, "\(String(describing: late))")
+        try await transaction.value
+
+        // Again, now that nothing runs: it succeeds, synchronously too; a child, which opens a
+        // connection of its own, is refused.
+        try await db.shutdown()
+        try Self.afterShutdown(db)
+    }
+
+    static func afterShutdown<C: DatabaseConfigurationProtocol>(_ db: Database<C>) throws {
+        try db.shutdown()
+        let child = #expect(throws: CRUDSQLExeError.self) { try db.createChild() }
+        #expect(child?.kind == .shutDown)
+    }
+}
