@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "CRUDPostgres", targets: ["CRUDPostgres"]),
         .library(name: "CRUDMySQL", targets: ["CRUDMySQL"]),
         .library(name: "CRUDTesting", targets: ["CRUDTesting"]),
+        .library(name: "CRUDServiceLifecycle", targets: ["CRUDServiceLifecycle"]),
         .executable(name: "crud-gen", targets: ["crud-gen"]),
         .plugin(name: "CRUDPlugin", targets: ["CRUDPlugin"]),
     ],
@@ -19,6 +20,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // Only CRUDServiceLifecycle uses it: apps that do not depend on that product never fetch it.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // Code generation: lexer, parser, model analysis, emitter. Standard library and Foundation only.
@@ -57,6 +60,11 @@ let package = Package(
         // A test double for users: a connection that records SQL and bound values instead of running them.
         .target(name: "CRUDTesting", dependencies: ["CRUD"]),
 
+        // A database as a swift-service-lifecycle service, for servers that stop through a ServiceGroup.
+        .target(name: "CRUDServiceLifecycle", dependencies: [
+            "CRUD", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+
         // The demo the README's first command runs.
         .executableTarget(
             name: "crud-demo",
@@ -92,7 +100,10 @@ let package = Package(
         // The Perfect-CRUD README end to end against real databases.
         .testTarget(
             name: "CRUDIntegrationTests",
-            dependencies: ["CRUD", "CRUDSQLite", "CRUDPostgres", "CRUDMySQL", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "CRUD", "CRUDSQLite", "CRUDPostgres", "CRUDMySQL", "CRUDServiceLifecycle", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+            ],
             plugins: ["CRUDPlugin"]
         ),
     ]

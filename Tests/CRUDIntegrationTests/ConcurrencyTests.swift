@@ -47,7 +47,8 @@ struct ConcurrencyTests {
         #expect(violations.items.isEmpty, "\(violations.items.prefix(5))")
         #expect(try await db.table(Course.self).count() == 80_000)
         let ids = try await db.table(Course.self).select().map(\.id)
-        #expect(Set(ids) == Set((0 ..< 8).flatMap { writer in (0 ..< 10_000).map { writer * 10_000 + $0 } }))
+        let written: [Int] = (0 ..< 8).flatMap { (writer: Int) -> [Int] in (0 ..< 10_000).map { writer * 10_000 + $0 } }
+        #expect(Set(ids) == Set(written))
     }
 
     @Test("tasks preferring CRUDThreads run their calls inline: writers in transactions, readers, streams, all consistent",

@@ -3,8 +3,11 @@
 import CRUDMySQL
 #endif
 import CRUDPostgres
+import CRUDServiceLifecycle
 import CRUDSQLite
 import Foundation
+import ServiceLifecycle
+import ServiceLifecycleTestKit
 import Testing
 
 /// One row of one integer: a server's id of a connection, or a count.
@@ -130,6 +133,32 @@ struct ShutdownTests {
         }
     }
 
+    @Test("DatabaseService runs until the service group's graceful shutdown, then shuts the database down; cancelled, it does not wait")
+    func serviceLifecycle() async throws {
+        let db = Database(configuration: try Backend.sqliteConfiguration(busyTimeout: .seconds(30)))
+        try await db.create(Course.self)
+        try await testGracefulShutdown { trigger in
+            let service = Task { try await DatabaseService(db).run() }
+            try await Task.sleep(for: .milliseconds(50))
+            try await db.table(Course.self).insert(Course(id: 1, title: "before"))
+            #expect(try await db.table(Course.self).count() == 1, "the database runs while the service does")
+            trigger.triggerGracefulShutdown()
+            try await service.value
+        }
+        let refused = await #expect(throws: CRUDSQLExeError.self) { try await db.table(Course.self).count() }
+        #expect(refused?.kind == .shutDown)
+
+        // Cancelled while a transaction holds a connection: the service ends without waiting for it.
+        let other = Database(configuration: try Backend.sqliteConfiguration(busyTimeout: .seconds(30)))
+        try await other.create(Course.self)
+        let held = try await HeldTransaction(on: other)
+        let service = Task { try await testGracefulShutdown { _ in try await DatabaseService(other).run() } }
+        service.cancel()
+        let ended = await #expect(throws: CRUDSQLExeError.self) { try await service.value }
+        #expect(ended?.msg.contains("still in use") == true, "\(String(describing: ended))")
+        try await held.release()
+    }
+
     @Test("shutdown twice succeeds; inside a transaction it is refused; past the grace period it says how many calls still run",
           arguments: Backend.all)
     func shutdownMisuse(_ backend: Backend) async throws {
@@ -146,20 +175,11 @@ struct ShutdownTests {
 
         // A transaction longer than the grace period (it ends only once the shutdown has given up
         // on it): shutdown says so, and the transaction still commits.
-        let started = Collector<Bool>(), released = Collector<Bool>()
-        let transaction = Task {
-            try await db.transaction { db in
-                try await db.table(Course.self).insert(Course(id: 1, title: "slow"))
-                started.append(true)
-                #expect(await released.wait { !$0.isEmpty })
-            }
-        }
-        #expect(await started.wait { !$0.isEmpty })
+        let held = try await HeldTransaction(on: db)
         let late = await #expect(throws: CRUDSQLExeError.self) { try await db.shutdown(gracePeriod: .milliseconds(50)) }
-        released.append(true)
         #expect(late?.kind == .shutDown)
         #expect(late?.msg.contains("1 connection(s)") == true, "\(String(describing: late))")
-        try await transaction.value
+        try await held.release()
 
         // Again, now that nothing runs: it succeeds, synchronously too; a child, which opens a
         // connection of its own, is refused.
@@ -171,5 +191,29 @@ struct ShutdownTests {
         try db.shutdown()
         let child = #expect(throws: CRUDSQLExeError.self) { try db.createChild() }
         #expect(child?.kind == .shutDown)
+    }
+}
+
+/// A transaction on another task that has inserted a row and holds its connection until released.
+struct HeldTransaction {
+    private let released = Collector<Bool>()
+    private let task: Task<Void, any Error>
+
+    init<C: DatabaseConfigurationProtocol>(on db: Database<C>) async throws {
+        let started = Collector<Bool>(), released = released
+        task = Task {
+            try await db.transaction { db in
+                try await db.table(Course.self).insert(Course(id: 1, title: "held"))
+                started.append(true)
+                #expect(await released.wait { !$0.isEmpty })
+            }
+        }
+        #expect(await started.wait { !$0.isEmpty }, "the transaction started")
+    }
+
+    /// Lets the transaction end, and waits for its commit.
+    func release() async throws {
+        released.append(true)
+        try await task.value
     }
 }

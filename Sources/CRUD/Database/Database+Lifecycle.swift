@@ -8,7 +8,8 @@ extension Database {
     /// as they become idle, and the observers end (`changes(of:)` and `observe()` sequences
     /// finish after the changes already committed). Calling it again waits the same way and
     /// succeeds. The children (`createChild()`) are databases of their own, shut down or released
-    /// separately. Suspends the calling task while it waits, without holding a thread.
+    /// separately. Suspends the calling task while it waits, without holding a thread; a cancelled
+    /// task does not wait for the calls under way.
     /// - Parameter gracePeriod: how long the calls under way may still run; 10 seconds by default.
     /// - Throws: `CRUDSQLExeError` of kind `.shutDown` when called inside one of this database's
     ///   transactions (it would wait for itself), or when calls were still running after the grace

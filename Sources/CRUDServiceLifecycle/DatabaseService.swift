@@ -1,0 +1,39 @@
+import CRUD
+import ServiceLifecycle
+
+/// A database as a service of a swift-service-lifecycle `ServiceGroup`: it runs until the group
+/// shuts down gracefully (on SIGTERM, say), then shuts the database down, letting the calls under
+/// way finish for up to `gracePeriod` (`Database.shutdown(gracePeriod:)`).
+///
+///     let db = Database(configuration: try PostgresDatabaseConfiguration(url: url))
+///     let group = ServiceGroup(services: [DatabaseService(db), server], gracefulShutdownSignals: [.sigterm], logger: logger)
+///     try await group.run()
+///
+/// A group shuts its services down in the reverse of their order, so list the database before the
+/// services that use it: they stop taking requests first, and the database outlives their last
+/// call. Cancelling the group (rather than shutting it down gracefully) shuts the database down
+/// without waiting.
+public struct DatabaseService<Configuration: DatabaseConfigurationProtocol>: Service {
+    /// The database the service shuts down.
+    public let database: Database<Configuration>
+    /// How long the calls under way may still run once the group shuts down.
+    public let gracePeriod: Duration
+
+    /// The service of `database`, whose calls under way get `gracePeriod` to finish at shutdown.
+    public init(_ database: Database<Configuration>, gracePeriod: Duration = .seconds(10)) {
+        self.database = database
+        self.gracePeriod = gracePeriod
+    }
+
+    /// Waits for the group's graceful shutdown, then shuts the database down.
+    /// - Throws: what `Database.shutdown(gracePeriod:)` throws: `CRUDSQLExeError` of kind
+    ///   `.shutDown` when calls still ran after the grace period.
+    public func run() async throws {
+        do {
+            try await gracefulShutdown()
+        } catch is CancellationError {
+            // Cancelled: the shutdown below waits for nothing.
+        }
+        try await database.shutdown(gracePeriod: Task.isCancelled ? .zero : gracePeriod)
+    }
+}
