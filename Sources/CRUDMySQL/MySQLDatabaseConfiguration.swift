@@ -22,7 +22,9 @@ public final class MySQLDatabaseConfiguration: DatabaseConfigurationProtocol {
     ///   - connectTimeout: seconds to wait for the server before giving up.
     ///   - pool: how many connections to keep and how long a caller waits for a free one.
     /// - Throws: `CRUDSQLExeError` naming the server and saying what failed (refused, unknown host,
-    ///   wrong password, missing database, timeout), with MySQL's error number as `code`.
+    ///   wrong password, missing database, timeout), with MySQL's error number as `code`, after the
+    ///   pool's `connectRetry` window where one is given; `CRUDSQLGenError` for a pool that asks to
+    ///   `connectsOnFirstUse`, which MySQL does not offer.
     public convenience init(database: String, host: String, port: Int? = nil, username: String? = nil,
                             password: String? = nil, connectTimeout: Int = 10, pool: MySQLPoolOptions = .init()) throws {
         try self.init(options: MySQLConnectOptions(host: host, port: port, socket: nil, username: username, password: password,
@@ -54,11 +56,17 @@ public final class MySQLDatabaseConfiguration: DatabaseConfigurationProtocol {
     }
 
     init(options: MySQLConnectOptions, pool: MySQLPoolOptions) throws {
-        let first = try MySQLConnection(options: options)
+        // The dialect depends on the server (MariaDB or MySQL, and its version), which only a
+        // connection tells.
+        guard !pool.connectsOnFirstUse else {
+            throw CRUDSQLGenError("MySQLPoolOptions.connectsOnFirstUse: a MySQL configuration connects in its initializer, since how it "
+                + "writes SQL depends on the server (MariaDB or MySQL, and its version); use connectRetry to wait for a server that is starting")
+        }
+        let first = try CRUDReconnection.open(trying: pool.connectRetry) { try MySQLConnection(options: options) }
         target = first.target
         executor = try CRUDExecutor(
             layout: .interchangeable(minimum: pool.minimumConnections, maximum: max(1, pool.maximumConnections)),
-            first: first, timeout: pool.timeout, describe: "MySQL \(first.target)"
+            first: first, timeout: pool.timeout, connectRetry: pool.connectRetry, describe: "MySQL \(first.target)"
         ) { _ in
             try MySQLConnection(options: options)
         }

@@ -29,8 +29,7 @@ public final class PostgresConnection: CRUDConnection {
             }
         }
         guard let connection else { throw CRUDSQLExeError("cannot connect to PostgreSQL: libpq could not allocate a connection") }
-        let described = expandDatabase ? "PostgreSQL at \(Self.redacted(parameters["dbname"] ?? ""))"
-            : "PostgreSQL database \"\(parameters["dbname"] ?? "(default)")\" at \(parameters["host"] ?? "(default host)"):\(parameters["port"] ?? "(default port)")"
+        let described = "PostgreSQL " + Self.describe(parameters, expandDatabase: expandDatabase)
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = String(cString: PQerrorMessage(connection)).trimmingCharacters(in: .whitespacesAndNewlines)
             let failure = Self.connectFailure(connection)
@@ -51,6 +50,13 @@ public final class PostgresConnection: CRUDConnection {
     /// the attempt got: one that never reached a login (refused, unreachable, the server starting up
     /// or shutting down) is an outage, `.connectionLost` with 08001, which retries look for; one
     /// that needed or sent a password was refused by a server that runs, and keeps `.other`.
+    /// The database the parameters name, for messages: `database "app" at host:port`, or the URL
+    /// with its password hidden.
+    static func describe(_ parameters: [String: String], expandDatabase: Bool) -> String {
+        expandDatabase ? "at \(redacted(parameters["dbname"] ?? ""))"
+            : "database \"\(parameters["dbname"] ?? "(default)")\" at \(parameters["host"] ?? "(default host)"):\(parameters["port"] ?? "(default port)")"
+    }
+
     private static func connectFailure(_ connection: OpaquePointer) -> (kind: CRUDSQLExeError.Kind, code: String?) {
         if PQconnectionNeedsPassword(connection) != 0 || PQconnectionUsedPassword(connection) != 0 { return (.other, "28000") }
         return (.connectionLost, "08001")

@@ -5,9 +5,12 @@
 ///
 /// Connections come from a pool of between `minimumConnections` and `maximumConnections`; a caller
 /// waits up to `poolTimeout` for a free one. A connection broken by a server restart is replaced.
+/// A server that is down when the program starts: set the pool's `connectsOnFirstUse` (and a
+/// `connectRetry` window), and ask `Database.ping()` when it answers.
 public final class PostgresDatabaseConfiguration: DatabaseConfigurationProtocol {
     @_spi(CRUDDriver) public let executor: CRUDExecutor<PostgresConnection>
-    /// What the first connection reached: `database "app" at host:port`.
+    /// What the first connection reached: `database "app" at host:port`; with the pool's
+    /// `connectsOnFirstUse`, what the parameters name.
     public let target: String
 
     /// Connects with Perfect-CRUD's parameters; those left `nil` take libpq's defaults (its `PG*`
@@ -39,19 +42,26 @@ public final class PostgresDatabaseConfiguration: DatabaseConfigurationProtocol 
     }
 
     /// Connects with any libpq connection keywords (`host`, `port`, `dbname`, `user`, `password`,
-    /// `options`, `sslmode`, …); those left out take libpq's defaults.
+    /// `options`, `sslmode`, …); those left out take libpq's defaults. With the pool's
+    /// `connectsOnFirstUse`, nothing connects until the first call.
     public init(parameters: [String: String], expandDatabase: Bool = false, pool: PostgresPoolOptions = .init()) throws {
         var parameters = parameters
         if parameters["connect_timeout"] == nil { parameters["connect_timeout"] = "10" }
-        let first = try PostgresConnection(parameters: parameters, expandDatabase: expandDatabase)
-        target = first.target
         let opened = parameters
-        executor = try CRUDExecutor(
-            layout: .interchangeable(minimum: pool.minimumConnections, maximum: max(1, pool.maximumConnections)),
-            first: first, timeout: pool.timeout, describe: "PostgreSQL \(first.target)"
-        ) { _ in
+        let layout = CRUDPoolLayout.interchangeable(minimum: pool.minimumConnections, maximum: max(1, pool.maximumConnections))
+        let open: @Sendable (CRUDConnectionRole) throws -> PostgresConnection = { _ in
             try PostgresConnection(parameters: opened, expandDatabase: expandDatabase)
         }
+        if pool.connectsOnFirstUse {
+            target = PostgresConnection.describe(parameters, expandDatabase: expandDatabase)
+            executor = CRUDExecutor(layout: layout, dialect: PostgresDialect(), timeout: pool.timeout, connectRetry: pool.connectRetry,
+                                    describe: "PostgreSQL \(target)", open: open)
+            return
+        }
+        let first = try CRUDReconnection.open(trying: pool.connectRetry) { try open(.general) }
+        target = first.target
+        executor = try CRUDExecutor(layout: layout, first: first, timeout: pool.timeout, connectRetry: pool.connectRetry,
+                                    describe: "PostgreSQL \(first.target)", open: open)
     }
 }
 

@@ -137,10 +137,20 @@ extension LoggingTests {
         twice.register("once") { _ in }
         boundary.expectOne("migrate") { try twice.migrate(db) }
         boundary.expectOne("shutdown inside a transaction") { try db.transaction { try db.shutdown() } }
+        let closed = try shutDownDatabase(boundary)
+        boundary.expectOne("ping after shutdown") { try closed.ping() }
         // A migrations table that is not the library's: its rows do not read.
         try db.sql("CREATE TABLE crud_migrations (position TEXT, name TEXT, applied_at TEXT)")
         try db.sql("INSERT INTO crud_migrations VALUES ('first', 'one', 'today')")
         boundary.expectOne("appliedMigrations") { _ = try twice.appliedMigrations(db) }
+    }
+
+    /// A database that was shut down, reporting to `boundary`.
+    func shutDownDatabase(_ boundary: FailureCount) throws -> Database<SQLiteDatabaseConfiguration> {
+        let db = Database(configuration: try SQLiteDatabaseConfiguration(Backend.temporaryFile("sqlite")))
+        db.didFail = { boundary.reports.append(String(describing: $0)) }
+        try db.shutdown()
+        return db
     }
 
     func asynchronousOperations(_ db: Database<SQLiteDatabaseConfiguration>, _ boundary: FailureCount) async throws {
@@ -192,6 +202,8 @@ extension LoggingTests {
         twice.register("once") { _ in }
         await boundary.expectOne("async migrate") { try await twice.migrate(db) }
         await boundary.expectOne("async shutdown inside a transaction") { try await db.transaction { tx in try await tx.shutdown() } }
+        let closed = try shutDownDatabase(boundary)
+        await boundary.expectOne("async ping after shutdown") { try await closed.ping() }
     }
 
     @Test("the boundary is the executor's: no public operation writes its own, and the test above calls every one")

@@ -31,6 +31,32 @@ struct MySQLTests {
         }
     }
 
+    @Test("a configuration with a connectRetry window waits for a server that is starting; connectsOnFirstUse is refused with a reason",
+          .timeLimit(.minutes(3)))
+    func waitsForAStartingServer() async throws {
+        _ = try Self.server()
+        // A server of its own, so stopping it disturbs no other test.
+        let server = try MariaDBServer.start()
+        defer { server.stop() }
+        _ = try server.database()
+        try await onThread { try server.shutDown() }
+        @Sendable func configuration(_ pool: MySQLPoolOptions) throws -> MySQLDatabaseConfiguration {
+            try MySQLDatabaseConfiguration(database: "crud_restart", host: "127.0.0.1", port: server.port, username: MariaDBServer.user,
+                                           password: MariaDBServer.password, connectTimeout: 2, pool: pool)
+        }
+        let lazy = #expect(throws: CRUDSQLGenError.self) { try configuration(.init(connectsOnFirstUse: true)) }
+        #expect(lazy?.msg.contains("connectRetry") == true, "\(String(describing: lazy))")
+        let down = #expect(throws: CRUDSQLExeError.self) { try configuration(.init()) }
+        #expect(down?.kind == .connectionLost)
+
+        let waiting = Task { try await onThread { try configuration(.init(connectRetry: .seconds(60))) } }
+        try await Task.sleep(for: .milliseconds(500))
+        try await onThread { try server.startAgain() }
+        let db = Database(configuration: try await waiting.value)
+        try await db.ping()
+        try await db.shutdown()
+    }
+
     @Test("wrong password, refused port, missing database and a bad URL fail fast with errors that say what failed")
     func connectionErrors() throws {
         let mariadb = try #require(try Self.server().server, "needs the throwaway server")

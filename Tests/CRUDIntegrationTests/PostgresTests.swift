@@ -27,6 +27,45 @@ struct PostgresTests {
         }
     }
 
+    @Test("with connectsOnFirstUse, a configuration starts while its server is down: ping says so, and a call with a retry window succeeds once the server starts",
+          .timeLimit(.minutes(2)))
+    func startsWhileTheServerIsDown() async throws {
+        _ = try Self.server()
+        // A cluster of its own, so stopping it disturbs no other test.
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        try await onThread { try cluster.control("stop") }
+        let parameters = ["host": "127.0.0.1", "port": String(cluster.port), "user": "postgres", "password": PostgresCluster.password,
+                          "dbname": "postgres", "connect_timeout": "2"]
+
+        // Perfect-CRUD's initializers still connect at once, and throw.
+        let eager = #expect(throws: CRUDSQLExeError.self) { try PostgresDatabaseConfiguration(parameters: parameters) }
+        #expect(eager?.kind == .connectionLost)
+        let lazy = Database(configuration: try PostgresDatabaseConfiguration(parameters: parameters, pool: .init(connectsOnFirstUse: true)))
+        let down = await #expect(throws: CRUDSQLExeError.self) { try await lazy.ping() }
+        #expect(down?.kind == .connectionLost)
+        #expect(down?.msg.contains(String(cluster.port)) == true, "the error names the server: \(String(describing: down))")
+
+        // A call made while the server is down waits for it, within the window.
+        let retrying = Database(configuration: try PostgresDatabaseConfiguration(
+            parameters: parameters, pool: .init(connectsOnFirstUse: true, connectRetry: .seconds(60))))
+        let call = Task { try await retrying.sql("SELECT 1 AS value", ConnectionNumber.self).map(\.value) }
+        try await Task.sleep(for: .milliseconds(500))
+        try await onThread { try cluster.control("start") }
+        #expect(try await call.value == [1])
+        try await lazy.ping()
+        try await retrying.shutdown()
+        try await lazy.shutdown()
+
+        // A window that passes: the error says how long it tried.
+        try await onThread { try cluster.control("stop") }
+        let brief = Database(configuration: try PostgresDatabaseConfiguration(
+            parameters: parameters, pool: .init(connectsOnFirstUse: true, connectRetry: .milliseconds(300))))
+        let gaveUp = await #expect(throws: CRUDSQLExeError.self) { try await brief.ping() }
+        #expect(gaveUp?.kind == .connectionLost)
+        #expect(gaveUp?.msg.contains("times in") == true, "\(String(describing: gaveUp))")
+    }
+
     @Test("wrong password, refused port and missing database fail fast with errors that say what failed")
     func connectionErrors() throws {
         let cluster = try #require(try Self.server().cluster, "needs the throwaway server, whose address and password the test knows")

@@ -2,6 +2,21 @@
 // graceful shutdown calls).
 
 extension Database {
+    /// Whether the database answers now, for a server's readiness check: runs a statement that
+    /// reads nothing, on a connection of the pool, which opens one if none is open (trying for the
+    /// pool's `connectRetry`).
+    /// - Throws: `CRUDSQLExeError` saying why not: of kind `.connectionLost` for a server that
+    ///   cannot be reached, `.shutDown` after `shutdown()`.
+    public func ping() async throws {
+        try await executor.perform(.read) { try executor.ping() }
+    }
+
+    /// The same, blocking the calling thread.
+    /// - Throws: as the async form.
+    public func ping() throws {
+        try executor.ping()
+    }
+
     /// Shuts the database down: calls made from now on fail with a `CRUDSQLExeError` of kind
     /// `.shutDown`, as do calls waiting for a connection; the calls under way (a transaction on
     /// another task, a cursor being read) finish, for up to `gracePeriod`; the connections close

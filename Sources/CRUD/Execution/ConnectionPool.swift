@@ -126,9 +126,10 @@ final class CRUDConnectionPool: @unchecked Sendable {
 
     /// - Parameters:
     ///   - first: the session of an open connection to start with (the configuration opened it to
-    ///     check the database can be reached), in the role `firstRole(of:)` gives.
+    ///     check the database can be reached), in the role `firstRole(of:)` gives; `nil` to open
+    ///     every connection on first use (not for a `.single` layout).
     ///   - open: opens another connection for a role, in a session.
-    init(layout: CRUDPoolLayout, first: CRUDSessionSlot, timeout: Duration, describe: String,
+    init(layout: CRUDPoolLayout, first: CRUDSessionSlot?, timeout: Duration, describe: String,
          open: @escaping @Sendable (CRUDConnectionRole) throws -> CRUDSessionSlot) throws {
         self.layout = layout
         self.timeout = timeout
@@ -137,16 +138,19 @@ final class CRUDConnectionPool: @unchecked Sendable {
         switch layout {
         case .writerAndReaders:
             idleWriter = first
-            writerExists = true
+            writerExists = first != nil
             shared = nil
         case let .interchangeable(minimum, _):
-            idle = [first]
-            for _ in 1 ..< max(1, minimum) {
-                idle.append(try open(.general))
+            if let first {
+                idle = [first]
+                for _ in 1 ..< max(1, minimum) {
+                    idle.append(try open(.general))
+                }
             }
             opened = idle.count
             shared = nil
         case .single:
+            precondition(first != nil, "a pool of one shared connection starts with it")
             shared = first
         }
     }

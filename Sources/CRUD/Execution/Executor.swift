@@ -36,25 +36,53 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     ///   - first: an open connection (the configuration opened it to check the database can be
     ///     reached); the pool starts with it.
     ///   - timeout: how long a caller waits for a free connection before `CRUDSQLExeError`.
+    ///   - connectRetry: how long opening a connection keeps trying a server it cannot reach
+    ///     (`CRUDReconnection`); zero tries once.
     ///   - describe: the database, for messages (`SQLite database at /path`).
     ///   - open: opens another connection for a role.
     /// - Throws: what `open` throws, for the connections a layout's minimum opens at once.
-    @_spi(CRUDDriver) public convenience init(layout: CRUDPoolLayout, first: Connection, timeout: Duration, describe: String,
-                            open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
+    @_spi(CRUDDriver) public convenience init(layout: CRUDPoolLayout, first: Connection, timeout: Duration, connectRetry: Duration = .zero,
+                                              describe: String, open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
         let failures = CRUDFailureHandler()
-        try self.init(layout: layout, first: first, timeout: timeout, describe: describe, failures: failures,
-                      observation: CRUDObservationCenter(failures: failures), open: open)
+        try self.init(layout: layout, first: first, dialect: first.dialect, timeout: timeout, describe: describe, failures: failures,
+                      observation: CRUDObservationCenter(failures: failures), open: Self.retrying(open, for: connectRetry))
     }
 
-    private init(layout: CRUDPoolLayout, first: Connection, timeout: Duration, describe: String, failures: CRUDFailureHandler,
-                 observation: CRUDObservationCenter, open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
+    /// For drivers: an executor that opens its first connection on first use, so that a server
+    /// down when the program starts does not stop it.
+    /// - Parameters:
+    ///   - layout: how connections are pooled (not `.single`).
+    ///   - dialect: the dialect of every connection `open` makes.
+    ///   - timeout: how long a caller waits for a free connection before `CRUDSQLExeError`.
+    ///   - connectRetry: how long opening a connection keeps trying a server it cannot reach
+    ///     (`CRUDReconnection`); zero tries once.
+    ///   - describe: the database, for messages.
+    ///   - open: opens a connection for a role.
+    @_spi(CRUDDriver) public convenience init(layout: CRUDPoolLayout, dialect: any CRUDDialect, timeout: Duration, connectRetry: Duration,
+                                              describe: String, open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) {
+        let failures = CRUDFailureHandler()
+        // Opens nothing, so it cannot throw.
+        try! self.init(layout: layout, first: nil, dialect: dialect, timeout: timeout, describe: describe, failures: failures,
+                       observation: CRUDObservationCenter(failures: failures), open: Self.retrying(open, for: connectRetry))
+    }
+
+    /// `open`, trying for up to `window` to reach the server.
+    private static func retrying(_ open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection,
+                                 for window: Duration) -> @Sendable (CRUDConnectionRole) throws -> Connection {
+        guard window > .zero else { return open }
+        return { role in try CRUDReconnection.open(trying: window) { try open(role) } }
+    }
+
+    private init(layout: CRUDPoolLayout, first: Connection?, dialect: any CRUDDialect, timeout: Duration, describe: String,
+                 failures: CRUDFailureHandler, observation: CRUDObservationCenter,
+                 open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
         self.failures = failures
         self.observation = observation
-        dialect = first.dialect
+        self.dialect = dialect
         selectDialect = SelectCache.Dialect(dialect)
         self.open = open
         pool = try CRUDConnectionPool(
-            layout: layout, first: Session(first, role: CRUDConnectionPool.firstRole(of: layout), observation: observation),
+            layout: layout, first: first.map { Session($0, role: CRUDConnectionPool.firstRole(of: layout), observation: observation) },
             timeout: timeout, describe: describe
         ) { role in
             Session(try open(role), role: role, observation: observation)
@@ -192,8 +220,9 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
         return try reporting {
             // A child opens its connection itself, past the pool's refusal.
             guard !pool.isShutDown else { throw shutDownError }
-            return try CRUDExecutor(layout: .single, first: try open(.single), timeout: pool.timeout, describe: "child", failures: failures,
-                             observation: observation, open: open)
+            let first = try open(.single)
+            return try CRUDExecutor(layout: .single, first: first, dialect: first.dialect, timeout: pool.timeout, describe: "child",
+                                    failures: failures, observation: observation, open: open)
         }
     }
 

@@ -8,11 +8,26 @@ public struct CRUDPoolOptions: Sendable {
     /// How long a caller waits for a free connection before `CRUDSQLExeError`; on MySQL also how
     /// long a schema change made beside an open transaction waits for a table's lock.
     public var timeout: Duration
+    /// Whether the configuration connects on the first call rather than in its initializer, so
+    /// that a program starts while its server is down (and `Database.ping()` says when it can be
+    /// reached). Off by default: the initializers connect at once and throw when they cannot, as
+    /// Perfect-CRUD's do. PostgreSQL only for now: a MySQL configuration refuses it, since how it
+    /// writes SQL depends on the server it reaches (give it a `connectRetry` window instead).
+    public var connectsOnFirstUse: Bool
+    /// How long opening a connection keeps trying a server it cannot reach (refused, unknown host,
+    /// timed out), waiting 50 ms after the first failure and twice as long each time after, up to
+    /// 2 s; a wrong password fails at once. Zero, the default, tries once. The caller that needs
+    /// the connection waits meanwhile (a task waits without holding a thread of Swift's pool).
+    public var connectRetry: Duration
 
-    /// Options with the given limits; by default 1 to 8 connections and a 10-second wait.
-    public init(minimumConnections: Int = 1, maximumConnections: Int = 8, timeout: Duration = .seconds(10)) {
+    /// Options with the given limits; by default 1 to 8 connections, a 10-second wait, connecting
+    /// at once and trying once.
+    public init(minimumConnections: Int = 1, maximumConnections: Int = 8, timeout: Duration = .seconds(10),
+                connectsOnFirstUse: Bool = false, connectRetry: Duration = .zero) {
         self.minimumConnections = minimumConnections
         self.maximumConnections = maximumConnections
         self.timeout = timeout
+        self.connectsOnFirstUse = connectsOnFirstUse
+        self.connectRetry = connectRetry
     }
 }

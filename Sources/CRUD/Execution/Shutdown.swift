@@ -6,6 +6,12 @@ import Foundation
 // thread and the synchronous form waits for on its own.
 
 extension CRUDExecutor {
+    /// Runs a statement that reads nothing, on a connection opened (and retried) as for any call.
+    /// - Throws: `CRUDSQLExeError`.
+    func ping() throws {
+        try query(.read, plan: { .ping }) { _ = try $0.step() }
+    }
+
     /// The error every call gets once the database is shut down.
     var shutDownError: CRUDSQLExeError {
         CRUDSQLExeError("\(pool.describe) was shut down (shutdown()): it runs nothing more; make a new Database to reach it again",

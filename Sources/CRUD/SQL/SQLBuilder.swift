@@ -265,6 +265,9 @@ struct SQLBuilder {
         return sql
     }
 
+    /// A statement every database answers without reading a table.
+    static let ping = "SELECT 1"
+
     // MARK: - Writes
 
     /// `INSERT` of `rows` rows of the given columns, row `r` bound at positions from

@@ -23,6 +23,8 @@ enum CRUDStatementPlan {
     case column(CRUDQueryPlan, Int)
     /// One column of the row of `schema` whose `matching` columns equal the values bound from 0.
     case columnOfRow(CRUDTableSchema, Int, matching: [Int])
+    /// A statement that reads nothing, to see that the database answers.
+    case ping
 
     // MARK: Writes
 
@@ -131,6 +133,8 @@ extension SQLBuilder {
             return CRUDStatementText(try builder.rootColumn(query, column, of: query.root.crudSchema), builder.parameters)
         case let .columnOfRow(schema, column, key):
             return CRUDStatementText(SQLBuilder(dialect: dialect).select(column, of: schema, matching: key))
+        case .ping:
+            return CRUDStatementText(SQLBuilder.ping)
         case let .insert(schema, columns, rows, returning):
             return CRUDStatementText(SQLBuilder(dialect: dialect).insert(into: schema, columns: columns ?? Array(schema.columns.indices), rows: rows,
                                                                         returning: returning))
