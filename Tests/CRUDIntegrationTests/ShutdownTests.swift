@@ -159,6 +159,28 @@ struct ShutdownTests {
         try await held.release()
     }
 
+    @Test("an observer that shuts the database down (on the library's delivery queue) ends the observers without waiting for itself")
+    func shutdownFromAnObserver() async throws {
+        let db = Database(configuration: try Backend.sqliteConfiguration(busyTimeout: .seconds(30)))
+        try await db.create(Course.self)
+        let outcome = Collector<String>()
+        db.observe(on: Course.self) { _ in
+            do {
+                try db.shutdown()
+                outcome.append("shut down")
+            } catch {
+                outcome.append("\(error)")
+            }
+        }
+        let stream = db.changes(of: Course.self)
+        try await db.table(Course.self).insert(Course(id: 1, title: "a"))
+        #expect(await outcome.wait(timeout: .seconds(10)) { !$0.isEmpty }, "the observer's shutdown returned")
+        #expect(outcome.items == ["shut down"])
+        var seen = 0
+        for await _ in stream { seen += 1 }
+        #expect(seen == 1, "the stream got the insert, then ended")
+    }
+
     @Test("shutdown twice succeeds; inside a transaction it is refused; past the grace period it says how many calls still run",
           arguments: Backend.all)
     func shutdownMisuse(_ backend: Backend) async throws {

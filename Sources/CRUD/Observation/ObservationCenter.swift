@@ -30,8 +30,12 @@ final class CRUDObservationCenter: @unchecked Sendable {
     /// Where an error an observer throws goes: the database's `didFail`.
     private let failures: CRUDFailureHandler
 
+    /// Marks `queue`, so that `end` knows when an observer calls it.
+    private static let onQueue = DispatchSpecificKey<Bool>()
+
     init(failures: CRUDFailureHandler) {
         self.failures = failures
+        queue.setSpecific(key: Self.onQueue, value: true)
     }
 
     /// Whether anyone observes: writers record changes only then.
@@ -71,11 +75,11 @@ final class CRUDObservationCenter: @unchecked Sendable {
     }
 
     /// Ends every observer, after the changes already published reach them: streams finish, and
-    /// observers added later end at once. Calls `then` when they have ended.
+    /// observers added later end at once. Calls `then` when they have ended (called by an
+    /// observer, as soon as they are bound to).
     func end(then: @escaping @Sendable () -> Void) {
         lock.withLock { ended = true }
-        // Behind the deliveries already queued.
-        queue.async {
+        let finish: @Sendable () -> Void = {
             let ends: [@Sendable () -> Void] = self.lock.withLock {
                 defer {
                     self.observers = []
@@ -84,6 +88,15 @@ final class CRUDObservationCenter: @unchecked Sendable {
                 return Array(self.ends.values)
             }
             for end in ends { end() }
+        }
+        // Behind the deliveries already queued. An observer shutting the database down is one of
+        // them: the observers end after its batch, and it does not wait for that.
+        if DispatchQueue.getSpecific(key: Self.onQueue) == true {
+            queue.async(execute: finish)
+            return then()
+        }
+        queue.async {
+            finish()
             then()
         }
     }
