@@ -17,10 +17,12 @@ let package = Package(
     traits: [
         .trait(name: "MySQL", description: "The MySQL and MariaDB driver (CRUDMySQL) over MariaDB Connector/C, which needs "
             + "libmariadb-dev; off by default, so that SQLite and PostgreSQL users never need it"),
+        .trait(name: "ServiceLifecycle", description: "CRUDServiceLifecycle's DatabaseService, over swift-service-lifecycle; off by "
+            + "default, so that packages that do not use it never resolve that dependency"),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-        // Only CRUDServiceLifecycle uses it: apps that do not depend on that product never fetch it.
+        // Only under the ServiceLifecycle trait: without it, SwiftPM does not resolve the package.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
@@ -60,9 +62,10 @@ let package = Package(
         // A test double for users: a connection that records SQL and bound values instead of running them.
         .target(name: "CRUDTesting", dependencies: ["CRUD"]),
 
-        // A database as a swift-service-lifecycle service, for servers that stop through a ServiceGroup.
+        // A database as a swift-service-lifecycle service, for servers that stop through a ServiceGroup;
+        // built with the ServiceLifecycle trait only, as CRUDMySQL is with MySQL.
         .target(name: "CRUDServiceLifecycle", dependencies: [
-            "CRUD", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            "CRUD", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"])),
         ]),
 
         // The demo the README's first command runs.
@@ -102,7 +105,7 @@ let package = Package(
             name: "CRUDIntegrationTests",
             dependencies: [
                 "CRUD", "CRUDSQLite", "CRUDPostgres", "CRUDMySQL", "CRUDServiceLifecycle", .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"])),
             ],
             plugins: ["CRUDPlugin"]
         ),

@@ -1,3 +1,4 @@
+#if ServiceLifecycle
 import CRUD
 import ServiceLifecycle
 
@@ -37,3 +38,4 @@ public struct DatabaseService<Configuration: DatabaseConfigurationProtocol>: Ser
         try await database.shutdown(gracePeriod: Task.isCancelled ? .zero : gracePeriod)
     }
 }
+#endif
