@@ -16,7 +16,8 @@ struct CollectingLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        collector.append("\(event.level): \(event.message)")
+        let context = metadata.isEmpty ? "" : " [" + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ") + "]"
+        collector.append("\(event.level)\(context): \(event.message)")
     }
 }
 
@@ -60,6 +61,52 @@ struct LoggingTests {
         let written = try String(contentsOfFile: file, encoding: .utf8)
         #expect(written.contains("[query] SELECT COUNT(*) FROM (SELECT 1 FROM \"Pupil\" AS t0 WHERE t0.\"name\" = ?1) AS crud_count"))
         #expect(!written.contains("info-marker"))
+    }
+
+    @Test("a task's logger gets every line the library writes while serving it, with the task's metadata, sync and async; others do not")
+    func taskLogger() async throws {
+        let lines = Collector<String>()
+        let bridged = Collector<String>()
+        var logger = Logger(label: "request") { _ in CollectingLogHandler(collector: lines) }
+        logger[metadataKey: "request-id"] = "r-42"
+        logger.logLevel = .debug
+        var quiet = logger
+        quiet.logLevel = .info
+        // The global query log is off: the task's logger gets the statements anyway. A `.logger`
+        // destination would repeat its lines: it is left out for the task's.
+        CRUDLogging.queryLogDestinations = []
+        CRUDLogging.errorLogDestinations = [.logger(Logger(label: "global") { _ in CollectingLogHandler(collector: bridged) })]
+        defer { CRUDLogging.errorLogDestinations = [] }
+        let db = Database(configuration: try SQLiteDatabaseConfiguration(Backend.temporaryFile("sqlite")))
+        try await db.create(Pupil.self, policy: .shallow)
+
+        try await CRUDLogging.withLogger(logger) {
+            // Async calls run on the library's threads: the logger goes along.
+            _ = try await db.table(Pupil.self).count()
+            try await db.sql("SELECT 1 AS async_task_marker")
+            await #expect(throws: CRUDSQLExeError.self) { try await db.sql("SELECT * FROM \"no-such-table-task-marker\"") }
+        }
+        try Self.synchronously(db, logger)
+        try await CRUDLogging.withLogger(quiet) {
+            try await db.sql("SELECT 1 AS quiet_marker")
+        }
+        try await db.sql("SELECT 1 AS outside_marker")
+        CRUDLogging.flush()
+
+        let logged = lines.items
+        #expect(logged.contains { $0.hasPrefix("debug [request-id=r-42]: ") && $0.contains("SELECT COUNT(*) FROM") }, "\(logged)")
+        #expect(logged.contains { $0.hasPrefix("debug [request-id=r-42]: ") && $0.contains("async_task_marker") }, "\(logged)")
+        #expect(logged.contains { $0.hasPrefix("debug [request-id=r-42]: ") && $0.contains("sync_task_marker") }, "\(logged)")
+        #expect(logged.contains { $0.hasPrefix("error [request-id=r-42]: ") && $0.contains("no-such-table-task-marker") }, "\(logged)")
+        #expect(!logged.contains { $0.contains("quiet_marker") }, "a logger at info gets no statements")
+        #expect(!logged.contains { $0.contains("outside_marker") }, "nothing after the task's logger ended")
+        #expect(!bridged.items.contains { $0.contains("no-such-table-task-marker") }, "the global swift-log destination does not repeat it")
+    }
+
+    static func synchronously(_ db: Database<SQLiteDatabaseConfiguration>, _ logger: Logger) throws {
+        try CRUDLogging.withLogger(logger) {
+            try db.sql("SELECT 1 AS sync_task_marker")
+        }
     }
 
     @Test("no destinations means nothing is written")

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Runs every operation of one database: takes a connection from the pool (or the one the current
 /// transaction holds), runs the operation on it, and gives it back. The query chain only builds
@@ -112,7 +113,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
 
     /// The current bindings with `session` bound to this executor, after `outer`'s.
     func binding(_ session: Session, after outer: CRUDBindings = .current) -> CRUDBindings {
-        CRUDBindings(newest: CRUDBindings.Binding(executor: ObjectIdentifier(self), session: session, outer: outer.newest))
+        CRUDBindings(newest: CRUDBindings.Binding(executor: ObjectIdentifier(self), session: session, outer: outer.newest), logger: outer.logger)
     }
 
     /// Runs `body` on a session for `access`, on this thread. A session leased from the pool is this
@@ -238,7 +239,8 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
 }
 
 /// The sessions that the current task or thread holds, one per executor at most: what transaction
-/// bodies and async operations run their calls on.
+/// bodies and async operations run their calls on; and the task's logger
+/// (`CRUDLogging.withLogger`), which goes with them to the library's threads.
 struct CRUDBindings: Sendable {
     /// A session bound to an executor, and the bindings made before it: a list, newest first, so
     /// that finding an executor's session copies nothing.
@@ -258,6 +260,13 @@ struct CRUDBindings: Sendable {
     /// read copies its value through the type's value witness, and `Optional`'s generic one costs
     /// sixty instructions more than this type's own, on every statement.
     let newest: Binding?
+    /// Where the lines the library writes for this task go, besides the global destinations.
+    let logger: Logger?
+
+    init(newest: Binding?, logger: Logger? = nil) {
+        self.newest = newest
+        self.logger = logger
+    }
 
     @TaskLocal static var current = CRUDBindings(newest: nil)
 }

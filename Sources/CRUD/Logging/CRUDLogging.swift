@@ -83,13 +83,59 @@ public enum CRUDLogging {
         set { state.withLock { $0.errors = newValue } }
     }
 
-    /// Logs a message; returns at once.
+    /// Logs a message; returns at once. Inside `withLogger`, it also goes to the task's logger.
     public static func log(_ type: CRUDLogEventType, _ msg: String) {
+        emit(type) { msg }
+    }
+
+    /// Queues the event for its destinations and the task's logger, making the message only when
+    /// one of them takes it.
+    private static func emit(_ type: CRUDLogEventType, _ msg: () -> String) {
         let destinations = type == .query ? queryLogDestinations : errorLogDestinations
-        guard destinations.contains(where: { if case .none = $0 { false } else { true } }) else { return }
-        let event = CRUDLogEvent(time: Date(), type: type, msg: msg)
+        // Read only while some task has a logger: a task-local read costs a hundred instructions.
+        let taskLogger = queryLogSwitch.hasTaskLoggers ? CRUDBindings.current.logger.flatMap { $0.logLevel <= level(of: type) ? $0 : nil } : nil
+        guard taskLogger != nil || destinations.contains(where: { if case .none = $0 { false } else { true } }) else { return }
+        let event = CRUDLogEvent(time: Date(), type: type, msg: msg())
         _ = flushAtExit
-        state.queue.async { write(event, to: destinations) }
+        state.queue.async { write(event, to: destinations, taskLogger: taskLogger) }
+    }
+
+    /// The swift-log level of an event.
+    private static func level(of type: CRUDLogEventType) -> Logger.Level {
+        switch type {
+        case .query: .debug
+        case .info: .info
+        case .warning: .warning
+        case .error: .error
+        }
+    }
+
+    /// Runs `body` with `logger` as the current task's logger: every line the library writes while
+    /// serving it (its statements at `debug`, its warnings, the errors it reports), on this thread
+    /// and on the library's own threads that run the task's calls, goes to `logger` too, with its
+    /// metadata (a request's id, say), in place of the `.logger` destinations, which would repeat
+    /// it; the console, file and custom destinations get the lines as before. The statements go to
+    /// it even with the query log off, at `debug`: a logger above that level gets none, and their
+    /// text is not even made for it.
+    ///
+    ///     try await CRUDLogging.withLogger(context.logger) { try await todos.select() }
+    ///
+    /// - Throws: what `body` throws.
+    public static func withLogger<T>(_ logger: Logger, _ body: () throws -> T) rethrows -> T {
+        queryLogSwitch.taskLogger(added: true)
+        defer { queryLogSwitch.taskLogger(added: false) }
+        let current = CRUDBindings.current
+        return try CRUDBindings.$current.withValue(CRUDBindings(newest: current.newest, logger: logger)) { try body() }
+    }
+
+    /// The same for an async `body`.
+    /// - Throws: what `body` throws.
+    public static func withLogger<T>(_ logger: Logger, isolation: isolated (any Actor)? = #isolation,
+                                     _ body: () async throws -> T) async rethrows -> T {
+        queryLogSwitch.taskLogger(added: true)
+        defer { queryLogSwitch.taskLogger(added: false) }
+        let current = CRUDBindings.current
+        return try await CRUDBindings.$current.withValue(CRUDBindings(newest: current.newest, logger: logger), operation: body)
     }
 
     /// Waits until every event logged before this call has been written, and standard output with
@@ -100,7 +146,8 @@ public enum CRUDLogging {
         state.queue.sync { _ = fflush(nil) }
     }
 
-    /// Whether queries are logged anywhere, so the query text need not be built otherwise.
+    /// Whether queries may be logged anywhere (a destination, or a task's logger), so the query
+    /// text need not be built otherwise.
     static var isLoggingQueries: Bool {
         queryLogSwitch.isOn
     }
@@ -108,17 +155,14 @@ public enum CRUDLogging {
     /// Logs a query with the SQL text produced only when someone listens.
     @usableFromInline
     static func logQuery(_ sql: @autoclosure () -> String) {
-        if isLoggingQueries { log(.query, sql()) }
+        if isLoggingQueries { emit(.query, sql) }
     }
 
-    /// Logs an error as it is thrown and returns it, so throw sites read `throw logged(error)`.
-    @usableFromInline
-    static func logged<E: Error>(_ error: E) -> E {
-        log(.error, String(describing: error))
-        return error
-    }
-
-    private static func write(_ event: CRUDLogEvent, to destinations: [CRUDLogDestination]) {
+    private static func write(_ event: CRUDLogEvent, to destinations: [CRUDLogDestination], taskLogger: Logger?) {
+        let level = level(of: event.type)
+        if let taskLogger {
+            taskLogger.log(level: level, "\(event.msg)", metadata: ["crud.event": "\(event.type.rawValue)"])
+        }
         for destination in destinations {
             switch destination {
             case .none:
@@ -130,12 +174,7 @@ public enum CRUDLogging {
             case let .custom(handler):
                 handler(event)
             case let .logger(logger):
-                let level: Logger.Level = switch event.type {
-                case .query: .debug
-                case .info: .info
-                case .warning: .warning
-                case .error: .error
-                }
+                guard taskLogger == nil else { continue }
                 logger.log(level: level, "\(event.msg)", metadata: ["crud.event": "\(event.type.rawValue)"])
             }
         }
@@ -182,21 +221,31 @@ private final class LogState: @unchecked Sendable {
     }
 }
 
-/// A flag read on every statement, so without a lock where the platform has atomics (Linux's
-/// Synchronization; Apple's before macOS 15 have the unfair lock, nearly as cheap). Written only
-/// under `LogState`'s lock, with the destinations it summarizes.
+/// Whether queries may be logged: a query destination takes them, or some task has a logger. Read
+/// on every statement, so without a lock where the platform has atomics (Linux's Synchronization;
+/// Apple's before macOS 15 have the unfair lock, nearly as cheap). The destinations' part is written
+/// only under `LogState`'s lock, with the destinations it summarizes.
 private final class QueryLogSwitch: Sendable {
     #if os(Linux)
     private let on = Atomic<Bool>(true)
+    private let taskLoggers = Atomic<Int>(0)
 
-    var isOn: Bool { on.load(ordering: .relaxed) }
+    var isOn: Bool { on.load(ordering: .relaxed) || hasTaskLoggers }
+
+    var hasTaskLoggers: Bool { taskLoggers.load(ordering: .relaxed) > 0 }
 
     func set(_ value: Bool) { on.store(value, ordering: .relaxed) }
+
+    func taskLogger(added: Bool) { taskLoggers.add(added ? 1 : -1, ordering: .relaxed) }
     #else
-    private let on = OSAllocatedUnfairLock(initialState: true)
+    private let state = OSAllocatedUnfairLock(initialState: (on: true, taskLoggers: 0))
 
-    var isOn: Bool { on.withLock { $0 } }
+    var isOn: Bool { state.withLock { $0.on || $0.taskLoggers > 0 } }
 
-    func set(_ value: Bool) { on.withLock { $0 = value } }
+    var hasTaskLoggers: Bool { state.withLock { $0.taskLoggers > 0 } }
+
+    func set(_ value: Bool) { state.withLock { $0.on = value } }
+
+    func taskLogger(added: Bool) { state.withLock { $0.taskLoggers += added ? 1 : -1 } }
     #endif
 }
