@@ -57,7 +57,8 @@ struct LoggingTests {
         #expect(errors.items.contains("warning: warning-marker"))
         #expect(bridged.items.contains("info: info-marker"))
         #expect(bridged.items.contains("warning: warning-marker"))
-        #expect(bridged.items.contains { $0.hasPrefix("error: ") && $0.contains("no-such-table-marker") })
+        // The error went to the caller, who decides what it means: swift-log gets it at debug.
+        #expect(bridged.items.contains { $0.hasPrefix("debug: ") && $0.contains("no-such-table-marker") }, "\(bridged.items)")
         let written = try String(contentsOfFile: file, encoding: .utf8)
         #expect(written.contains("[query] SELECT COUNT(*) FROM (SELECT 1 FROM \"Pupil\" AS t0 WHERE t0.\"name\" = ?1) AS crud_count"))
         #expect(!written.contains("info-marker"))
@@ -97,7 +98,7 @@ struct LoggingTests {
         #expect(logged.contains { $0.hasPrefix("debug [request-id=r-42]: ") && $0.contains("SELECT COUNT(*) FROM") }, "\(logged)")
         #expect(logged.contains { $0.hasPrefix("debug [request-id=r-42]: ") && $0.contains("async_task_marker") }, "\(logged)")
         #expect(logged.contains { $0.hasPrefix("debug [request-id=r-42]: ") && $0.contains("sync_task_marker") }, "\(logged)")
-        #expect(logged.contains { $0.hasPrefix("error [request-id=r-42]: ") && $0.contains("no-such-table-task-marker") }, "\(logged)")
+        #expect(logged.contains { $0.hasPrefix("debug [request-id=r-42]: ") && $0.contains("no-such-table-task-marker") }, "\(logged)")
         #expect(!logged.contains { $0.contains("quiet_marker") }, "a logger at info gets no statements")
         #expect(!logged.contains { $0.contains("outside_marker") }, "nothing after the task's logger ended")
         #expect(!bridged.items.contains { $0.contains("no-such-table-task-marker") }, "the global swift-log destination does not repeat it")
@@ -107,6 +108,41 @@ struct LoggingTests {
         try CRUDLogging.withLogger(logger) {
             try db.sql("SELECT 1 AS sync_task_marker")
         }
+    }
+
+    @Test("by default statements go to swift-log at debug and are not made below it; thrown errors at the level the app sets, warnings at warning")
+    func swiftLogLevels() throws {
+        let lines = Collector<String>()
+        var logger = Logger(label: "app") { _ in CollectingLogHandler(collector: lines) }
+        let db = Database(configuration: try SQLiteDatabaseConfiguration(Backend.temporaryFile("sqlite")))
+        defer {
+            CRUDLogging.queryLogDestinations = []
+            CRUDLogging.errorLogDestinations = []
+            CRUDLogging.reportedErrorLevel = .debug
+        }
+        // At info (swift-log's default), the query log is off: no statement text is made.
+        logger.logLevel = .info
+        CRUDLogging.queryLogDestinations = [.logger(logger)]
+        CRUDLogging.errorLogDestinations = [.logger(logger)]
+        try db.sql("SELECT 1 AS info_level_marker")
+        #expect(throws: CRUDSQLExeError.self) { try db.sql("SELECT * FROM \"no-such-table-info-marker\"") }
+        CRUDLogging.reportedErrorLevel = .error
+        #expect(throws: CRUDSQLExeError.self) { try db.sql("SELECT * FROM \"no-such-table-error-marker\"") }
+        // At debug, the statements and the thrown errors (back at debug) come too.
+        logger.logLevel = .debug
+        CRUDLogging.queryLogDestinations = [.logger(logger)]
+        CRUDLogging.errorLogDestinations = [.logger(logger)]
+        CRUDLogging.reportedErrorLevel = .debug
+        try db.sql("SELECT 1 AS debug_level_marker")
+        #expect(throws: CRUDSQLExeError.self) { try db.sql("SELECT * FROM \"no-such-table-debug-marker\"") }
+        CRUDLogging.flush()
+
+        let logged = lines.items
+        #expect(!logged.contains { $0.contains("info_level_marker") }, "\(logged)")
+        #expect(!logged.contains { $0.contains("no-such-table-info-marker") }, "a thrown error is below info by default: \(logged)")
+        #expect(logged.contains { $0.hasPrefix("error: ") && $0.contains("no-such-table-error-marker") }, "\(logged)")
+        #expect(logged.contains { $0.hasPrefix("debug: ") && $0.contains("debug_level_marker") }, "\(logged)")
+        #expect(logged.contains { $0.hasPrefix("debug: ") && $0.contains("no-such-table-debug-marker") }, "\(logged)")
     }
 
     @Test("no destinations means nothing is written")

@@ -55,7 +55,7 @@ extension CRUDExecutor {
     /// thrower of a library error that cannot be marked (an enum, as `CRUDMigrationError`).
     @usableFromInline
     func report(unflagged error: any Error) -> any Error {
-        CRUDLogging.log(.error, String(describing: error))
+        CRUDLogging.logReported(String(describing: error))
         failures.current?(error)
         return error
     }

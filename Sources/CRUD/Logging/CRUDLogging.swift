@@ -63,21 +63,48 @@ public enum CRUDLogging {
         atexit { CRUDLogging.flush() }
     }()
 
-    /// Where `.query` events go. By default, the console.
+    /// Where `.query` events go. By default, swift-log's `Logger(label: "CRUD")` at `.debug`, so
+    /// statements reach the console only where the app's logging asks for that level (Perfect-CRUD
+    /// logs them to the console: set `[.console]` for that).
     public static var queryLogDestinations: [CRUDLogDestination] {
         get { state.withLock { $0.query } }
         set {
             state.withLock { state in
                 state.query = newValue
-                queryLogSwitch.set(newValue.contains { if case .none = $0 { false } else { true } })
+                queryLogSwitch.set(newValue.contains(where: takesQueries))
             }
         }
     }
 
-    /// Whether any query destination takes events: read for every statement the library runs.
-    private static let queryLogSwitch = QueryLogSwitch()
+    /// Whether a destination writes queries: a swift-log logger only at `.debug` or below.
+    private static func takesQueries(_ destination: CRUDLogDestination) -> Bool {
+        switch destination {
+        case .none: false
+        case let .logger(logger): logger.logLevel <= .debug
+        case .console, .file, .custom: true
+        }
+    }
 
-    /// Where `.info`, `.warning` and `.error` events go. By default, the console.
+    /// The swift-log level at which the errors the library throws to its callers (and hands to
+    /// `didFail`) go to `.logger` destinations and to a task's logger: `.debug` by default, since
+    /// the caller decides what an error means (a unique violation a server answers with 409 is no
+    /// error of the server's). What the library handles itself (a connection it retried) is logged
+    /// at `.warning` whatever this says. The console, file and custom destinations get the errors as
+    /// `.error` events, as Perfect-CRUD's do.
+    public static var reportedErrorLevel: Logger.Level {
+        get { state.withLock { $0.reportedErrorLevel } }
+        set { state.withLock { $0.reportedErrorLevel = newValue } }
+    }
+
+    /// The logger of the default destinations, made by the app's swift-log bootstrap (or swift-log's
+    /// own, which writes `.info` and above to standard output) when CRUD first logs.
+    static let defaultLogger = Logger(label: "CRUD")
+
+    /// Whether any query destination takes events: read for every statement the library runs.
+    private static let queryLogSwitch = QueryLogSwitch(on: takesQueries(.logger(defaultLogger)))
+
+    /// Where `.info`, `.warning` and `.error` events go. By default, swift-log's
+    /// `Logger(label: "CRUD")` (Perfect-CRUD logs them to the console: set `[.console]` for that).
     public static var errorLogDestinations: [CRUDLogDestination] {
         get { state.withLock { $0.errors } }
         set { state.withLock { $0.errors = newValue } }
@@ -85,19 +112,34 @@ public enum CRUDLogging {
 
     /// Logs a message; returns at once. Inside `withLogger`, it also goes to the task's logger.
     public static func log(_ type: CRUDLogEventType, _ msg: String) {
-        emit(type) { msg }
+        emit(type, level: level(of: type)) { msg }
     }
 
-    /// Queues the event for its destinations and the task's logger, making the message only when
-    /// one of them takes it.
-    private static func emit(_ type: CRUDLogEventType, _ msg: () -> String) {
+    /// Logs an error the library throws to its caller: an `.error` event, at `reportedErrorLevel`
+    /// for swift-log.
+    static func logReported(_ msg: String) {
+        emit(.error, level: reportedErrorLevel) { msg }
+    }
+
+    /// Queues the event for its destinations and the task's logger (at `level` for swift-log),
+    /// making the message only when one of them takes it.
+    private static func emit(_ type: CRUDLogEventType, level: Logger.Level, _ msg: () -> String) {
         let destinations = type == .query ? queryLogDestinations : errorLogDestinations
         // Read only while some task has a logger: a task-local read costs a hundred instructions.
-        let taskLogger = queryLogSwitch.hasTaskLoggers ? CRUDBindings.current.logger.flatMap { $0.logLevel <= level(of: type) ? $0 : nil } : nil
-        guard taskLogger != nil || destinations.contains(where: { if case .none = $0 { false } else { true } }) else { return }
+        let taskLogger = queryLogSwitch.hasTaskLoggers ? CRUDBindings.current.logger.flatMap { $0.logLevel <= level ? $0 : nil } : nil
+        guard taskLogger != nil || destinations.contains(where: { takes($0, at: level) }) else { return }
         let event = CRUDLogEvent(time: Date(), type: type, msg: msg())
         _ = flushAtExit
-        state.queue.async { write(event, to: destinations, taskLogger: taskLogger) }
+        state.queue.async { write(event, level: level, to: destinations, taskLogger: taskLogger) }
+    }
+
+    /// Whether a destination writes an event of `level`: a swift-log logger only at its level.
+    private static func takes(_ destination: CRUDLogDestination, at level: Logger.Level) -> Bool {
+        switch destination {
+        case .none: false
+        case let .logger(logger): logger.logLevel <= level
+        case .console, .file, .custom: true
+        }
     }
 
     /// The swift-log level of an event.
@@ -155,11 +197,10 @@ public enum CRUDLogging {
     /// Logs a query with the SQL text produced only when someone listens.
     @usableFromInline
     static func logQuery(_ sql: @autoclosure () -> String) {
-        if isLoggingQueries { emit(.query, sql) }
+        if isLoggingQueries { emit(.query, level: .debug, sql) }
     }
 
-    private static func write(_ event: CRUDLogEvent, to destinations: [CRUDLogDestination], taskLogger: Logger?) {
-        let level = level(of: event.type)
+    private static func write(_ event: CRUDLogEvent, level: Logger.Level, to destinations: [CRUDLogDestination], taskLogger: Logger?) {
         if let taskLogger {
             taskLogger.log(level: level, "\(event.msg)", metadata: ["crud.event": "\(event.type.rawValue)"])
         }
@@ -184,8 +225,9 @@ public enum CRUDLogging {
 /// The destinations behind a lock, the writing queue, and open log files (touched only on the queue).
 private final class LogState: @unchecked Sendable {
     struct Destinations {
-        var query: [CRUDLogDestination] = [.console]
-        var errors: [CRUDLogDestination] = [.console]
+        var query: [CRUDLogDestination] = [.logger(CRUDLogging.defaultLogger)]
+        var errors: [CRUDLogDestination] = [.logger(CRUDLogging.defaultLogger)]
+        var reportedErrorLevel = Logger.Level.debug
     }
 
     let queue = DispatchQueue(label: "CRUDLogging")
@@ -227,8 +269,12 @@ private final class LogState: @unchecked Sendable {
 /// only under `LogState`'s lock, with the destinations it summarizes.
 private final class QueryLogSwitch: Sendable {
     #if os(Linux)
-    private let on = Atomic<Bool>(true)
+    private let on: Atomic<Bool>
     private let taskLoggers = Atomic<Int>(0)
+
+    init(on: Bool) {
+        self.on = Atomic(on)
+    }
 
     var isOn: Bool { on.load(ordering: .relaxed) || hasTaskLoggers }
 
@@ -238,7 +284,11 @@ private final class QueryLogSwitch: Sendable {
 
     func taskLogger(added: Bool) { taskLoggers.add(added ? 1 : -1, ordering: .relaxed) }
     #else
-    private let state = OSAllocatedUnfairLock(initialState: (on: true, taskLoggers: 0))
+    private let state: OSAllocatedUnfairLock<(on: Bool, taskLoggers: Int)>
+
+    init(on: Bool) {
+        state = OSAllocatedUnfairLock(initialState: (on: on, taskLoggers: 0))
+    }
 
     var isOn: Bool { state.withLock { $0.on || $0.taskLoggers > 0 } }
 
