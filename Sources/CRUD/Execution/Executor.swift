@@ -105,7 +105,9 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
         let me = ObjectIdentifier(self)
         while let found = binding {
             // Only this executor binds under its identity, and its sessions are all of this type.
-            if found.executor == me { return unsafeDowncast(found.session, to: CRUDSession<Connection>.self) }
+            if case let .session(executor, session) = found.bound, executor == me {
+                return unsafeDowncast(session, to: CRUDSession<Connection>.self)
+            }
             binding = found.outer
         }
         return nil
@@ -113,7 +115,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
 
     /// The current bindings with `session` bound to this executor, after `outer`'s.
     func binding(_ session: Session, after outer: CRUDBindings = .current) -> CRUDBindings {
-        CRUDBindings(newest: CRUDBindings.Binding(executor: ObjectIdentifier(self), session: session, outer: outer.newest), logger: outer.logger)
+        outer.adding(.session(executor: ObjectIdentifier(self), session: session))
     }
 
     /// Runs `body` on a session for `access`, on this thread. A session leased from the pool is this
@@ -242,30 +244,43 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
 /// bodies and async operations run their calls on; and the task's logger
 /// (`CRUDLogging.withLogger`), which goes with them to the library's threads.
 struct CRUDBindings: Sendable {
-    /// A session bound to an executor, and the bindings made before it: a list, newest first, so
-    /// that finding an executor's session copies nothing.
+    /// A session bound to an executor, or the task's logger, and the bindings made before it: a
+    /// list, newest first, so that finding an executor's session copies nothing.
     final class Binding: Sendable {
-        let executor: ObjectIdentifier
-        let session: any AnyObject & Sendable
+        /// What the node binds.
+        enum Bound: Sendable {
+            case session(executor: ObjectIdentifier, session: any AnyObject & Sendable)
+            case logger(Logger)
+        }
+
+        let bound: Bound
         let outer: Binding?
 
-        init(executor: ObjectIdentifier, session: any AnyObject & Sendable, outer: Binding?) {
-            self.executor = executor
-            self.session = session
+        init(_ bound: Bound, outer: Binding?) {
+            self.bound = bound
             self.outer = outer
         }
     }
 
-    /// The newest binding. A struct around it, not the optional itself: the task-local's generic
-    /// read copies its value through the type's value witness, and `Optional`'s generic one costs
-    /// sixty instructions more than this type's own, on every statement.
+    /// The newest binding. A struct around one reference, not the optional itself and nothing
+    /// more: the task-local's generic read copies its value through the type's value witness on
+    /// every statement, and `Optional`'s generic one costs sixty instructions more than this
+    /// type's own, a second reference thirty.
     let newest: Binding?
-    /// Where the lines the library writes for this task go, besides the global destinations.
-    let logger: Logger?
 
-    init(newest: Binding?, logger: Logger? = nil) {
-        self.newest = newest
-        self.logger = logger
+    /// The task's logger: the newest one bound.
+    var taskLogger: Logger? {
+        var binding = newest
+        while let found = binding {
+            if case let .logger(logger) = found.bound { return logger }
+            binding = found.outer
+        }
+        return nil
+    }
+
+    /// These bindings with `bound` bound after them.
+    func adding(_ bound: Binding.Bound) -> CRUDBindings {
+        CRUDBindings(newest: Binding(bound, outer: newest))
     }
 
     @TaskLocal static var current = CRUDBindings(newest: nil)

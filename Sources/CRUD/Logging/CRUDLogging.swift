@@ -126,7 +126,7 @@ public enum CRUDLogging {
     private static func emit(_ type: CRUDLogEventType, level: Logger.Level, _ msg: () -> String) {
         let destinations = type == .query ? queryLogDestinations : errorLogDestinations
         // Read only while some task has a logger: a task-local read costs a hundred instructions.
-        let taskLogger = queryLogSwitch.hasTaskLoggers ? CRUDBindings.current.logger.flatMap { $0.logLevel <= level ? $0 : nil } : nil
+        let taskLogger = queryLogSwitch.hasTaskLoggers ? CRUDBindings.current.taskLogger.flatMap { $0.logLevel <= level ? $0 : nil } : nil
         guard taskLogger != nil || destinations.contains(where: { takes($0, at: level) }) else { return }
         let event = CRUDLogEvent(time: Date(), type: type, msg: msg())
         _ = flushAtExit
@@ -166,8 +166,7 @@ public enum CRUDLogging {
     public static func withLogger<T>(_ logger: Logger, _ body: () throws -> T) rethrows -> T {
         queryLogSwitch.taskLogger(added: true)
         defer { queryLogSwitch.taskLogger(added: false) }
-        let current = CRUDBindings.current
-        return try CRUDBindings.$current.withValue(CRUDBindings(newest: current.newest, logger: logger)) { try body() }
+        return try CRUDBindings.$current.withValue(CRUDBindings.current.adding(.logger(logger))) { try body() }
     }
 
     /// The same for an async `body`.
@@ -176,8 +175,7 @@ public enum CRUDLogging {
                                      _ body: () async throws -> T) async rethrows -> T {
         queryLogSwitch.taskLogger(added: true)
         defer { queryLogSwitch.taskLogger(added: false) }
-        let current = CRUDBindings.current
-        return try await CRUDBindings.$current.withValue(CRUDBindings(newest: current.newest, logger: logger), operation: body)
+        return try await CRUDBindings.$current.withValue(CRUDBindings.current.adding(.logger(logger)), operation: body)
     }
 
     /// Waits until every event logged before this call has been written, and standard output with
