@@ -14,7 +14,7 @@ extension CRUDExecutor {
 
     /// The error every call gets once the database is shut down.
     var shutDownError: CRUDSQLExeError {
-        CRUDSQLExeError("\(pool.describe) was shut down (shutdown()): it runs nothing more; make a new Database to reach it again",
+        CRUDSQLExeError("\(pool.describe) was shut down (shutdown()): it runs nothing more; make a new configuration and a Database of it to reach it again",
                         kind: .shutDown)
     }
 
