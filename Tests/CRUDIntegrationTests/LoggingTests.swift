@@ -15,9 +15,13 @@ struct CollectingLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
+    /// With `eventMetadata`, each line ends with the metadata of the call (`crud.duration_ms=…`).
+    var eventMetadata = false
+
     func log(event: LogEvent) {
         let context = metadata.isEmpty ? "" : " [" + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ") + "]"
-        collector.append("\(event.level)\(context): \(event.message)")
+        let fields = eventMetadata ? (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined() : ""
+        collector.append("\(event.level)\(context): \(event.message)\(fields)")
     }
 }
 
@@ -143,6 +147,45 @@ struct LoggingTests {
         #expect(logged.contains { $0.hasPrefix("error: ") && $0.contains("no-such-table-error-marker") }, "\(logged)")
         #expect(logged.contains { $0.hasPrefix("debug: ") && $0.contains("debug_level_marker") }, "\(logged)")
         #expect(logged.contains { $0.hasPrefix("debug: ") && $0.contains("no-such-table-debug-marker") }, "\(logged)")
+    }
+
+    @Test("each logged statement carries its duration; a statement slower than the threshold is logged at warning, with the query log off")
+    func durationsAndSlowStatements() throws {
+        let queries = Collector<CRUDLogEvent>()
+        let warnings = Collector<String>()
+        let bridged = Collector<String>()
+        let metadata = Collector<String>()
+        let logger = Logger(label: "durations") { _ in CollectingLogHandler(collector: metadata, eventMetadata: true) }
+        CRUDLogging.queryLogDestinations = [.custom { queries.append($0) }, .logger(logger)]
+        // Other suites' warnings (a connection tried again) come meanwhile: only slow statements count.
+        CRUDLogging.errorLogDestinations = [.custom { if $0.type == .warning, $0.msg.contains("slow statement threshold") { warnings.append($0.msg) } },
+                                            .logger(Logger(label: "warnings") { _ in CollectingLogHandler(collector: bridged) })]
+        defer {
+            CRUDLogging.queryLogDestinations = []
+            CRUDLogging.errorLogDestinations = []
+            CRUDLogging.slowStatementThreshold = nil
+        }
+        let db = Database(configuration: try SQLiteDatabaseConfiguration(Backend.temporaryFile("sqlite")))
+        // A statement that takes SQLite a while: counting through a recursive CTE.
+        let slow = "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 3000000) SELECT count(*) AS slow_marker FROM n"
+        try db.sql("SELECT 1 AS timed_marker")
+        try db.sql(slow)
+        CRUDLogging.flush()
+        let timed = try #require(queries.items.first { $0.msg.contains("timed_marker") })
+        let counted = try #require(queries.items.first { $0.msg.contains("slow_marker") })
+        #expect(timed.duration != nil && counted.duration! > timed.duration!, "\(String(describing: timed.duration)) \(String(describing: counted.duration))")
+        #expect(metadata.items.contains { $0.contains("slow_marker") && $0.contains("crud.duration_ms=") }, "\(metadata.items)")
+        #expect(warnings.items.isEmpty, "no threshold, no warning")
+
+        // The threshold, halfway between the two, with the query log off: only the slow one warns.
+        CRUDLogging.queryLogDestinations = []
+        CRUDLogging.slowStatementThreshold = (timed.duration! + counted.duration!) / 2
+        try db.sql("SELECT 1 AS fast_marker")
+        try db.sql(slow)
+        CRUDLogging.flush()
+        #expect(warnings.items.count == 1 && warnings.items[0].contains("slow_marker"), "\(warnings.items)")
+        #expect(bridged.items.contains { $0.hasPrefix("warning: ") && $0.contains("slow_marker") }, "\(bridged.items)")
+        #expect(!queries.items.contains { $0.msg.contains("fast_marker") }, "the query log stayed off")
     }
 
     @Test("no destinations means nothing is written")

@@ -25,6 +25,9 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
     @usableFromInline var isFinished = false
     /// The joins' children by relation position; empty without joins.
     @usableFromInline let joins: [JoinedChildren<Connection>?]
+    /// The root query's SQL and when it started, for the query log when the cursor finishes.
+    private var sql = ""
+    private let started: ContinuousClock.Instant?
 
     /// Runs the query on the current transaction's session, or on one leased for `hold`.
     convenience init(executor: CRUDExecutor<Connection>, plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, hold: CRUDHold = .brief) throws {
@@ -41,6 +44,7 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
         self.executor = executor
         self.session = session
         self.leased = leased
+        started = CRUDLogging.statementStarts()
         let bound = !leased
         let shared = bound || session.role == .single
         locksEachStep = shared
@@ -59,8 +63,10 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
             }
             self.joins = joins
             let (sql, parameters) = try SelectCache.shared.select(plan, limit: limit, dialect: executor.selectDialect)
+            self.sql = sql
             statement = try session.prepared(sql, parameters)
         } catch {
+            if !sql.isEmpty { CRUDLogging.statementRan(sql, since: started) }
             if leased { executor.giveBack(session) }
             throw error
         }
@@ -141,6 +147,7 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
     func finish() {
         if !isFinished {
             isFinished = true
+            CRUDLogging.statementRan(sql, since: started)
             if locksEachStep { session.gate.lock() }
             session.connection.release(statement)
             if locksEachStep { session.gate.unlock() }

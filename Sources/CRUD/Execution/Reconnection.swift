@@ -26,7 +26,7 @@ import Foundation
                     throw CRUDSQLExeError(error.msg + " (tried \(attempts) times in \(window))", sql: error.sql, code: error.code,
                                           databaseMessage: error.databaseMessage, kind: error.kind)
                 }
-                CRUDLogging.log(.warning, "\(error.msg); trying again in \(min(pause, left))")
+                CRUDLogging.log(.warning, "\(error.msg); trying again in \(CRUDLogging.milliseconds(min(pause, left))) ms")
                 Thread.sleep(forTimeInterval: min(pause, left).seconds)
                 pause = min(pause * 2, longestPause)
                 attempts += 1

@@ -142,6 +142,8 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     @usableFromInline
     func withStatement<T>(_ sql: String, _ parameters: [CRUDDatabaseValue] = [], firstParameter: Int = 0,
                           _ body: (Connection.Statement) throws -> T) throws -> T {
+        let started = CRUDLogging.statementStarts()
+        defer { CRUDLogging.statementRan(sql, since: started) }
         let statement = try prepared(sql, parameters, firstParameter: firstParameter)
         defer { connection.release(statement) }
         let start = recorder.statementStart
@@ -178,7 +180,8 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     /// from `sql` the first time, and resets it afterwards: found by index, no text hashed.
     @inlinable
     func withOwnedStatement<T>(_ slot: CRUDStatementSlot, _ sql: String, _ body: (Connection.Statement) throws -> T) throws -> T {
-        CRUDLogging.logQuery(sql)
+        let started = CRUDLogging.statementStarts()
+        defer { CRUDLogging.statementRan(sql, since: started) }
         try ensureUsable()
         statementsRun &+= 1
         noteInTransaction(sql)
@@ -205,9 +208,9 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     }
 
     /// Prepares `sql` and binds `parameters` from position `firstParameter` on, for a caller that
-    /// gives the statement back to the connection itself (a cursor keeps it across calls).
+    /// gives the statement back to the connection itself (a cursor keeps it across calls), and
+    /// logs it when it is done (`CRUDLogging.statementRan`).
     func prepared(_ sql: String, _ parameters: [CRUDDatabaseValue], firstParameter: Int = 0) throws -> Connection.Statement {
-        CRUDLogging.logQuery(sql)
         try ensureUsable()
         statementsRun &+= 1
         noteInTransaction(sql)
@@ -228,7 +231,8 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     /// Runs statements without parameters. Unless `ending` a transaction, it refuses to run
     /// inside a transaction that the database no longer has open.
     func run(_ sql: String, ending: Bool = false) throws {
-        CRUDLogging.logQuery(sql)
+        let started = CRUDLogging.statementStarts()
+        defer { CRUDLogging.statementRan(sql, since: started) }
         if !ending { try ensureUsable() }
         statementsRun &+= 1
         noteInTransaction(sql)

@@ -27,6 +27,17 @@ public struct CRUDLogEvent: Sendable, CustomStringConvertible {
     public let type: CRUDLogEventType
     /// The message (for a query, its SQL).
     public let msg: String
+    /// For a query, how long the statement ran: from its start until it finished (a cursor's,
+    /// until its rows were read to the end or it was released, the caller's work between rows
+    /// included); `nil` for other events.
+    public let duration: Duration?
+
+    init(time: Date, type: CRUDLogEventType, msg: String, duration: Duration? = nil) {
+        self.time = time
+        self.type = type
+        self.msg = msg
+        self.duration = duration
+    }
 
     public var description: String {
         "[\(time.formatted(.iso8601))] [\(type.rawValue)] \(msg)"
@@ -96,6 +107,39 @@ public enum CRUDLogging {
         set { state.withLock { $0.reportedErrorLevel = newValue } }
     }
 
+    /// Statements that run at least this long are logged at `.warning`, with their duration and
+    /// SQL, whatever the query log says; `nil` (the default) checks none. A cursor's statement
+    /// counts until its rows are read to the end or it is released.
+    public static var slowStatementThreshold: Duration? {
+        get { queryLogSwitch.threshold }
+        set { queryLogSwitch.setThreshold(newValue) }
+    }
+
+    /// When a statement starts, where statements are timed (for the query log, or for the slow
+    /// statement threshold); `nil` otherwise, which costs one atomic read.
+    @usableFromInline
+    static func statementStarts() -> ContinuousClock.Instant? {
+        queryLogSwitch.timesStatements ? ContinuousClock.now : nil
+    }
+
+    /// Logs the statement `sql` that ran from `start` (which `statementStarts` gave): to the query
+    /// log with its duration, and at `.warning` when it ran for the slow statement threshold or
+    /// longer.
+    @usableFromInline
+    static func statementRan(_ sql: @autoclosure () -> String, since start: ContinuousClock.Instant?) {
+        guard let start else { return }
+        let duration = ContinuousClock.now - start
+        if isLoggingQueries { emit(.query, level: .debug, duration: duration, sql) }
+        if let threshold = queryLogSwitch.threshold, duration >= threshold {
+            emit(.warning, level: .warning) { "a statement ran for \(milliseconds(duration)) ms, the slow statement threshold being \(threshold): \(sql())" }
+        }
+    }
+
+    /// A duration in milliseconds, to the microsecond.
+    static func milliseconds(_ duration: Duration) -> String {
+        String(format: "%.3f", Double(duration.components.seconds) * 1e3 + Double(duration.components.attoseconds) / 1e15)
+    }
+
     /// The logger of the default destinations, made by the app's swift-log bootstrap (or swift-log's
     /// own, which writes `.info` and above to standard output) when CRUD first logs.
     static let defaultLogger = Logger(label: "CRUD")
@@ -123,12 +167,12 @@ public enum CRUDLogging {
 
     /// Queues the event for its destinations and the task's logger (at `level` for swift-log),
     /// making the message only when one of them takes it.
-    private static func emit(_ type: CRUDLogEventType, level: Logger.Level, _ msg: () -> String) {
+    private static func emit(_ type: CRUDLogEventType, level: Logger.Level, duration: Duration? = nil, _ msg: () -> String) {
         let destinations = type == .query ? queryLogDestinations : errorLogDestinations
         // Read only while some task has a logger: a task-local read costs a hundred instructions.
         let taskLogger = queryLogSwitch.hasTaskLoggers ? CRUDBindings.current.taskLogger.flatMap { $0.logLevel <= level ? $0 : nil } : nil
         guard taskLogger != nil || destinations.contains(where: { takes($0, at: level) }) else { return }
-        let event = CRUDLogEvent(time: Date(), type: type, msg: msg())
+        let event = CRUDLogEvent(time: Date(), type: type, msg: msg(), duration: duration)
         _ = flushAtExit
         state.queue.async { write(event, level: level, to: destinations, taskLogger: taskLogger) }
     }
@@ -140,6 +184,13 @@ public enum CRUDLogging {
         case let .logger(logger): logger.logLevel <= level
         case .console, .file, .custom: true
         }
+    }
+
+    /// What swift-log gets besides the message: the event's kind, and a statement's duration.
+    private static func metadata(of event: CRUDLogEvent) -> Logger.Metadata {
+        var metadata: Logger.Metadata = ["crud.event": "\(event.type.rawValue)"]
+        if let duration = event.duration { metadata["crud.duration_ms"] = "\(milliseconds(duration))" }
+        return metadata
     }
 
     /// The swift-log level of an event.
@@ -200,7 +251,7 @@ public enum CRUDLogging {
 
     private static func write(_ event: CRUDLogEvent, level: Logger.Level, to destinations: [CRUDLogDestination], taskLogger: Logger?) {
         if let taskLogger {
-            taskLogger.log(level: level, "\(event.msg)", metadata: ["crud.event": "\(event.type.rawValue)"])
+            taskLogger.log(level: level, "\(event.msg)", metadata: metadata(of: event))
         }
         for destination in destinations {
             switch destination {
@@ -214,7 +265,7 @@ public enum CRUDLogging {
                 handler(event)
             case let .logger(logger):
                 guard taskLogger == nil else { continue }
-                logger.log(level: level, "\(event.msg)", metadata: ["crud.event": "\(event.type.rawValue)"])
+                logger.log(level: level, "\(event.msg)", metadata: metadata(of: event))
             }
         }
     }
@@ -269,6 +320,8 @@ private final class QueryLogSwitch: Sendable {
     #if os(Linux)
     private let on: Atomic<Bool>
     private let taskLoggers = Atomic<Int>(0)
+    /// The slow statement threshold in nanoseconds; negative for none.
+    private let thresholdNanoseconds = Atomic<Int64>(-1)
 
     init(on: Bool) {
         self.on = Atomic(on)
@@ -278,22 +331,43 @@ private final class QueryLogSwitch: Sendable {
 
     var hasTaskLoggers: Bool { taskLoggers.load(ordering: .relaxed) > 0 }
 
+    var threshold: Duration? {
+        let nanoseconds = thresholdNanoseconds.load(ordering: .relaxed)
+        return nanoseconds < 0 ? nil : .nanoseconds(nanoseconds)
+    }
+
+    /// Whether statements are timed: for the query log, or for the threshold.
+    var timesStatements: Bool { isOn || thresholdNanoseconds.load(ordering: .relaxed) >= 0 }
+
     func set(_ value: Bool) { on.store(value, ordering: .relaxed) }
 
     func taskLogger(added: Bool) { taskLoggers.add(added ? 1 : -1, ordering: .relaxed) }
+
+    func setThreshold(_ threshold: Duration?) { thresholdNanoseconds.store(threshold.map(Self.nanoseconds) ?? -1, ordering: .relaxed) }
     #else
-    private let state: OSAllocatedUnfairLock<(on: Bool, taskLoggers: Int)>
+    private let state: OSAllocatedUnfairLock<(on: Bool, taskLoggers: Int, threshold: Duration?)>
 
     init(on: Bool) {
-        state = OSAllocatedUnfairLock(initialState: (on: on, taskLoggers: 0))
+        state = OSAllocatedUnfairLock(initialState: (on: on, taskLoggers: 0, threshold: nil))
     }
 
     var isOn: Bool { state.withLock { $0.on || $0.taskLoggers > 0 } }
 
     var hasTaskLoggers: Bool { state.withLock { $0.taskLoggers > 0 } }
 
+    var threshold: Duration? { state.withLock { $0.threshold } }
+
+    var timesStatements: Bool { state.withLock { $0.on || $0.taskLoggers > 0 || $0.threshold != nil } }
+
     func set(_ value: Bool) { state.withLock { $0.on = value } }
 
     func taskLogger(added: Bool) { state.withLock { $0.taskLoggers += added ? 1 : -1 } }
+
+    func setThreshold(_ threshold: Duration?) { state.withLock { $0.threshold = threshold.map { .nanoseconds(Self.nanoseconds($0)) } } }
     #endif
+
+    /// A duration in whole nanoseconds, at least 0.
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        max(0, duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    }
 }
