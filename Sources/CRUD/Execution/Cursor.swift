@@ -27,7 +27,7 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
     @usableFromInline let joins: [JoinedChildren<Connection>?]
     /// The root query's SQL and when it started, for the query log when the cursor finishes.
     private var sql = ""
-    private let started: ContinuousClock.Instant?
+    private let started: UInt64
 
     /// Runs the query on the current transaction's session, or on one leased for `hold`.
     convenience init(executor: CRUDExecutor<Connection>, plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, hold: CRUDHold = .brief) throws {
