@@ -139,7 +139,7 @@ public enum CRUDLogging {
         let duration = Duration.nanoseconds(Int64(clamping: DispatchTime.now().uptimeNanoseconds &- start))
         if isLoggingQueries { emit(.query, level: .debug, duration: duration) { sql } }
         if let threshold = queryLogSwitch.threshold, duration >= threshold {
-            emit(.warning, level: .warning) { "a statement ran for \(milliseconds(duration)) ms, the slow statement threshold being \(threshold): \(sql)" }
+            emit(.warning, level: .warning) { "a statement ran for \(milliseconds(duration)) ms, the slow statement threshold being \(milliseconds(threshold)) ms: \(sql)" }
         }
     }
 
