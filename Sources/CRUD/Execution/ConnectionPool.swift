@@ -547,17 +547,16 @@ final class CRUDConnectionPool: @unchecked Sendable {
     /// more, at once if none is. A second call only adds its `drained`.
     func shutDown(_ refusal: CRUDSQLExeError, drained: @escaping @Sendable () -> Void) {
         lock.lock()
-        let first = self.refusal == nil
-        if first { self.refusal = refusal }
-        let waiting = first ? waiters.flatMap { $0 } : []
-        if first {
+        var waiting: [Entry] = []
+        // Released after unlocking: closing a connection may take a round trip.
+        var closing: [Session] = []
+        var single: Session?
+        if self.refusal == nil {
+            self.refusal = refusal
+            waiting = waiters.flatMap { $0 }
             waiters = [[], []]
             for timer in timers.values { timer.cancel() }
             timers = [:]
-        }
-        // Released after unlocking: closing a connection may take a round trip.
-        var closing: [Session] = []
-        if first {
             if let writer = idleWriter {
                 closing.append(writer)
                 forgetSlot(.writer)
@@ -566,9 +565,9 @@ final class CRUDConnectionPool: @unchecked Sendable {
             closing += idle
             for session in idle { forgetSlot(session.role) }
             idle = []
+            single = shared
+            shared = nil
         }
-        let single = first ? shared : nil
-        shared = nil
         let now = leased == 0
         if !now { self.drained.append(drained) }
         lock.unlock()

@@ -82,17 +82,8 @@ public enum CRUDLogging {
         set {
             state.withLock { state in
                 state.query = newValue
-                queryLogSwitch.set(newValue.contains(where: takesQueries))
+                queryLogSwitch.set(newValue.contains { takes($0, at: .debug) })
             }
-        }
-    }
-
-    /// Whether a destination writes queries: a swift-log logger only at `.debug` or below.
-    private static func takesQueries(_ destination: CRUDLogDestination) -> Bool {
-        switch destination {
-        case .none: false
-        case let .logger(logger): logger.logLevel <= .debug
-        case .console, .file, .custom: true
         }
     }
 
@@ -145,7 +136,7 @@ public enum CRUDLogging {
 
     /// A duration in milliseconds, to the microsecond.
     static func milliseconds(_ duration: Duration) -> String {
-        String(format: "%.3f", Double(duration.components.seconds) * 1e3 + Double(duration.components.attoseconds) / 1e15)
+        String(format: "%.3f", duration.seconds * 1e3)
     }
 
     /// The logger of the default destinations, made by the app's swift-log bootstrap (or swift-log's
@@ -153,7 +144,7 @@ public enum CRUDLogging {
     static let defaultLogger = Logger(label: "CRUD")
 
     /// Whether any query destination takes events: read for every statement the library runs.
-    private static let queryLogSwitch = QueryLogSwitch(on: takesQueries(.logger(defaultLogger)))
+    private static let queryLogSwitch = QueryLogSwitch(on: takes(.logger(defaultLogger), at: .debug))
 
     /// Where `.info`, `.warning` and `.error` events go. By default, swift-log's
     /// `Logger(label: "CRUD")` (Perfect-CRUD logs them to the console: set `[.console]` for that).
