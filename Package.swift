@@ -22,6 +22,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         // Only under the ServiceLifecycle trait: without it, SwiftPM does not resolve the package.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
@@ -32,7 +34,13 @@ let package = Package(
         .plugin(name: "CRUDPlugin", capability: .buildTool(), dependencies: ["crud-gen"]),
 
         // Runtime: models, values, the query chain, SQL building, transactions, logging, errors.
-        .target(name: "CRUD", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        // Logs, metrics and traces through the server ecosystem's API packages, which cost nothing
+        // until the app bootstraps a backend.
+        .target(name: "CRUD", dependencies: [
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "CoreMetrics", package: "swift-metrics"),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
+        ]),
 
         // SQLite driver over the system's libsqlite3.
         .systemLibrary(
@@ -105,6 +113,8 @@ let package = Package(
             name: "CRUDIntegrationTests",
             dependencies: [
                 "CRUD", "CRUDSQLite", "CRUDPostgres", "CRUDMySQL", "CRUDServiceLifecycle", .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"])),
             ],
             plugins: ["CRUDPlugin"]

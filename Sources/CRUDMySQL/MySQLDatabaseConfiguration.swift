@@ -66,7 +66,8 @@ public final class MySQLDatabaseConfiguration: DatabaseConfigurationProtocol {
         target = first.target
         executor = try CRUDExecutor(
             layout: .interchangeable(minimum: pool.minimumConnections, maximum: max(1, pool.maximumConnections)),
-            first: first, timeout: pool.timeout, connectRetry: pool.connectRetry, describe: "MySQL \(first.target)"
+            first: first, timeout: pool.timeout, connectRetry: pool.connectRetry, describe: "MySQL \(first.target)",
+            peer: CRUDPeer(namespace: options.database, address: options.socket ?? options.host, port: options.socket == nil ? options.port ?? 3306 : nil)
         ) { _ in
             try MySQLConnection(options: options)
         }

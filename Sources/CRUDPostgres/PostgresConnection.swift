@@ -19,6 +19,8 @@ public final class PostgresConnection: CRUDConnection {
     private var nextStatement = 0
     /// What the connection points at, for messages: `database "x" at host:port`.
     public let target: String
+    /// The same, for metrics and traces.
+    let peer: CRUDPeer
 
     init(parameters: [String: String], expandDatabase: Bool) throws {
         let keywords = Array(parameters.keys)
@@ -37,7 +39,9 @@ public final class PostgresConnection: CRUDConnection {
             throw CRUDSQLExeError("cannot connect to \(described): \(message)", code: failure.code, databaseMessage: message, kind: failure.kind)
         }
         handle = connection
-        target = "database \"\(String(cString: PQdb(connection)))\" at \(String(cString: PQhost(connection))):\(String(cString: PQport(connection)))"
+        let database = String(cString: PQdb(connection)), host = String(cString: PQhost(connection)), port = String(cString: PQport(connection))
+        target = "database \"\(database)\" at \(host):\(port)"
+        peer = CRUDPeer(namespace: database, address: host, port: Int(port))
         // Notices (`DROP TABLE IF EXISTS` of a missing table, say) are not errors; keep them off stderr.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
     }
@@ -55,6 +59,16 @@ public final class PostgresConnection: CRUDConnection {
     static func describe(_ parameters: [String: String], expandDatabase: Bool) -> String {
         expandDatabase ? "at \(redacted(parameters["dbname"] ?? ""))"
             : "database \"\(parameters["dbname"] ?? "(default)")\" at \(parameters["host"] ?? "(default host)"):\(parameters["port"] ?? "(default port)")"
+    }
+
+    /// Which database and server the parameters name, as far as they say without connecting.
+    static func peer(_ parameters: [String: String], expandDatabase: Bool) -> CRUDPeer {
+        guard expandDatabase else {
+            return CRUDPeer(namespace: parameters["dbname"], address: parameters["host"], port: parameters["port"].flatMap { Int($0) })
+        }
+        let url = URLComponents(string: parameters["dbname"] ?? "")
+        let database = url.map { String($0.path.drop { $0 == "/" }) }
+        return CRUDPeer(namespace: database?.isEmpty == false ? database : nil, address: url?.host, port: url?.port)
     }
 
     private static func connectFailure(_ connection: OpaquePointer) -> (kind: CRUDSQLExeError.Kind, code: String?) {

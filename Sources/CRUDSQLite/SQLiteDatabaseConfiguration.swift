@@ -30,7 +30,7 @@ public final class SQLiteDatabaseConfiguration: DatabaseConfigurationProtocol {
         let inMemory = name.isEmpty || name == ":memory:" || name.hasPrefix("file::memory:") || name.contains("mode=memory")
         executor = try CRUDExecutor(
             layout: inMemory ? .single : .writerAndReaders(maxReaders: max(1, maxReaders)),
-            first: writer, timeout: busyTimeout, describe: "SQLite database at \(name)"
+            first: writer, timeout: busyTimeout, describe: "SQLite database at \(name)", peer: CRUDPeer(namespace: name)
         ) { role in
             try SQLiteConnection(path: name, busyTimeout: busyTimeout, queryOnly: role == .reader)
         }

@@ -123,18 +123,21 @@ final class CRUDConnectionPool: @unchecked Sendable {
     private var leased = 0
     /// Called when the last lease comes back after `shutDown`.
     private var drained: [@Sendable () -> Void] = []
+    /// Where the waits for a connection and the counts of connections are recorded, if anywhere.
+    private let instruments: CRUDInstruments?
 
     /// - Parameters:
     ///   - first: the session of an open connection to start with (the configuration opened it to
     ///     check the database can be reached), in the role `firstRole(of:)` gives; `nil` to open
     ///     every connection on first use (not for a `.single` layout).
     ///   - open: opens another connection for a role, in a session.
-    init(layout: CRUDPoolLayout, first: CRUDSessionSlot?, timeout: Duration, describe: String,
+    init(layout: CRUDPoolLayout, first: CRUDSessionSlot?, timeout: Duration, describe: String, instruments: CRUDInstruments?,
          open: @escaping @Sendable (CRUDConnectionRole) throws -> CRUDSessionSlot) throws {
         self.layout = layout
         self.timeout = timeout
         self.describe = describe
         self.open = open
+        self.instruments = instruments
         switch layout {
         case .writerAndReaders:
             idleWriter = first
@@ -153,6 +156,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
             precondition(first != nil, "a pool of one shared connection starts with it")
             shared = first
         }
+        countsChanged()
     }
 
     /// The role the first connection of a layout takes.
@@ -180,8 +184,32 @@ final class CRUDConnectionPool: @unchecked Sendable {
     private func grant(_ access: CRUDAccess) -> Handover? {
         let handover = available(access)
         if case .session = handover, case .single = layout { return handover }
-        if handover != nil { leased += 1 }
+        if handover != nil {
+            leased += 1
+            countsChanged()
+        }
         return handover
+    }
+
+    /// Called holding `lock` after the counts of connections changed: records them, if the
+    /// database has metrics. (A `.single` layout's one connection is not counted.)
+    private func countsChanged() {
+        guard let instruments, instruments.countsConnections else { return }
+        switch layout {
+        case .single: return
+        case .writerAndReaders: instruments.connections(open: opened + (writerExists ? 1 : 0), used: leased)
+        case .interchangeable: instruments.connections(open: opened, used: leased)
+        }
+    }
+
+    /// When a wait for a connection starts, where waits are recorded; 0 otherwise.
+    private func waitStarts() -> UInt64 {
+        instruments == nil ? 0 : CRUDInstruments.now
+    }
+
+    /// Records a wait for a connection that `waitStarts` began, if it was recorded.
+    private func waitEnded(_ started: UInt64) {
+        if started != 0 { instruments?.waited(since: started) }
     }
 
     private func available(_ access: CRUDAccess) -> Handover? {
@@ -278,6 +306,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
     /// A session for `access` if one can be had without waiting, or `nil`; the caller uses it at
     /// once, without suspending.
     func leaseNow(_ access: CRUDAccess) throws -> Session? {
+        let started = waitStarts()
         lock.lock()
         if let refusal {
             lock.unlock()
@@ -288,6 +317,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
             return nil
         }
         lock.unlock()
+        defer { waitEnded(started) }
         return try session(for: handover, hold: .brief)
     }
 
@@ -297,6 +327,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
     ///   when the caller is a task and would wait for a connection another task holds across a
     ///   suspension point.
     func lease(_ access: CRUDAccess, hold: CRUDHold = .brief) throws -> Session {
+        let started = waitStarts()
         lock.lock()
         if let refusal {
             lock.unlock()
@@ -305,6 +336,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
         if let handover = grant(access) {
             begin(hold, handover)
             lock.unlock()
+            defer { waitEnded(started) }
             return try session(for: handover, hold: hold)
         }
         let queue = queue(access)
@@ -334,6 +366,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
                 givenUp = true
             }
         }
+        defer { waitEnded(started) }
         return try session(for: waiter.handover!.get(), hold: hold)
     }
 
@@ -385,6 +418,12 @@ final class CRUDConnectionPool: @unchecked Sendable {
         async throws -> R {
         let ticket = WaitTicket()
         let queue = queue(access)
+        let started = waitStarts()
+        let handOver = deliver
+        let deliver: @Sendable (Result<Handover, any Error>, CheckedContinuation<R, any Error>) -> Void = { result, continuation in
+            if case .success = result { self.waitEnded(started) }
+            handOver(result, continuation)
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
                 // A task cancelled before it asks takes nothing, not even a free connection.
@@ -457,11 +496,13 @@ final class CRUDConnectionPool: @unchecked Sendable {
             if idleWriter === session {
                 idleWriter = nil
                 leased += 1
+                countsChanged()
                 return true
             }
             if let index = idle.firstIndex(where: { $0 === session }) {
                 idle.remove(at: index)
                 leased += 1
+                countsChanged()
                 return true
             }
             return false
@@ -508,6 +549,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
     /// last one returns what waits for the pool to drain, to call after unlocking.
     private func leaseEnded() -> [@Sendable () -> Void] {
         leased -= 1
+        countsChanged()
         guard leased == 0, refusal != nil else { return [] }
         defer { drained = [] }
         return drained
@@ -610,6 +652,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
         case .reader, .general: opened -= 1
         case .single: break
         }
+        countsChanged()
     }
 
     private static func deliver(_ result: Result<Handover, any Error>, to waiter: Waiter) {

@@ -28,6 +28,8 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
     /// The root query's SQL and when it started, for the query log when the cursor finishes.
     private var sql = ""
     private let started: UInt64
+    /// The statement's measurement for the metrics and traces, when there are any.
+    private var measurement: CRUDInstruments.Measurement?
 
     /// Runs the query on the current transaction's session, or on one leased for `hold`.
     convenience init(executor: CRUDExecutor<Connection>, plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, hold: CRUDHold = .brief) throws {
@@ -64,9 +66,11 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
             self.joins = joins
             let (sql, parameters) = try SelectCache.shared.select(plan, limit: limit, dialect: executor.selectDialect)
             self.sql = sql
+            measurement = session.instruments?.start(sql)
             statement = try session.prepared(sql, parameters)
         } catch {
             if !sql.isEmpty { CRUDLogging.statementRan(sql, since: started) }
+            if let measurement { session.instruments?.end(measurement, error: error) }
             if leased { executor.giveBack(session) }
             throw error
         }
@@ -131,7 +135,7 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
     /// decoding error naming the model.
     @usableFromInline
     func failed(_ error: any Error) -> any Error {
-        finish()
+        finish(failing: error)
         let thrown: any Error = if let decoding = error as? CRUDDecoderError {
             decoding.reading(Model.self)
         } else {
@@ -142,12 +146,14 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
         return executor.report(reportable)
     }
 
-    /// Gives the statement back, and the session to the pool if the cursor leased it.
+    /// Gives the statement back, and the session to the pool if the cursor leased it; `error` is
+    /// what ended the statement, if it failed.
     @usableFromInline
-    func finish() {
+    func finish(failing error: (any Error)? = nil) {
         if !isFinished {
             isFinished = true
             CRUDLogging.statementRan(sql, since: started)
+            if let measurement { session.instruments?.end(measurement, error: error) }
             if locksEachStep { session.gate.lock() }
             session.connection.release(statement)
             if locksEachStep { session.gate.unlock() }

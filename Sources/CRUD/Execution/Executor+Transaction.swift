@@ -9,10 +9,12 @@ extension CRUDExecutor {
     func transaction<T>(_ mode: TransactionMode, _ body: () throws -> T) throws -> T {
         try reporting {
             if let bound = boundSession() { return try bound.locked { try bound.transaction(mode, body) } }
-            let session = typed(try pool.lease(.write))
-            defer { pool.giveBack(session) }
-            return try session.locked {
-                try CRUDBindings.$current.withValue(binding(session)) { try session.transaction(mode, body) }
+            return try traced {
+                let session = typed(try pool.lease(.write))
+                defer { pool.giveBack(session) }
+                return try session.locked {
+                    try CRUDBindings.$current.withValue(binding(session)) { try session.transaction(mode, body) }
+                }
             }
         }
     }
@@ -131,7 +133,7 @@ extension CRUDExecutor {
                 + "has used the table \"\(used)\", which \(dialect.name) keeps locked until the transaction ends, so that connection "
                 + "would wait for it forever: make the change before the transaction begins or after it ends")
         }
-        let side = Session(try open(.general), role: .general, observation: observation)
+        let side = newSession(try open(.general), role: .general)
         let seconds = Int(pool.timeout.components.seconds) + (pool.timeout.components.attoseconds > 0 ? 1 : 0)
         if let limit = dialect.lockWaitLimit(seconds: seconds) { try side.run(limit) }
         do {
@@ -197,10 +199,12 @@ extension CRUDExecutor {
     func transaction<T>(_ mode: TransactionMode, _ body: () async throws -> T) async throws -> T {
         try await reporting {
             if let bound = boundSession() { return try await transaction(mode, on: bound, body) }
-            // Held while the body awaits, and given back when the task runs again.
-            let session = typed(try await pool.lease(.write, hold: .acrossSuspension))
-            defer { pool.giveBack(session) }
-            return try await CRUDBindings.$current.withValue(binding(session)) { try await transaction(mode, on: session, body) }
+            return try await traced {
+                // Held while the body awaits, and given back when the task runs again.
+                let session = typed(try await pool.lease(.write, hold: .acrossSuspension))
+                defer { pool.giveBack(session) }
+                return try await CRUDBindings.$current.withValue(binding(session)) { try await transaction(mode, on: session, body) }
+            }
         }
     }
 
@@ -214,6 +218,18 @@ extension CRUDExecutor {
             _ = try? await on(session) { session.rollBack() }
             throw error
         }
+    }
+
+    /// Runs `body`, an outermost transaction, in a span of its own when statements are traced.
+    private func traced<T>(_ body: () throws -> T) throws -> T {
+        guard let instruments else { return try body() }
+        return try instruments.transaction(body)
+    }
+
+    /// The same for an async transaction.
+    private func traced<T>(_ body: () async throws -> T) async throws -> T {
+        guard let instruments else { return try await body() }
+        return try await instruments.transaction(body)
     }
 
     /// Runs `body` with `session`: inline on the library's threads, else on the session's queue.

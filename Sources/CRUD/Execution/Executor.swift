@@ -30,6 +30,10 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     @usableFromInline let selectDialect: SelectCache.Dialect
     /// Opens another connection for a role: the pool's, a child's, one beside a transaction.
     let open: @Sendable (CRUDConnectionRole) throws -> Connection
+    /// The metrics and tracer bootstrapped when the database was opened; `nil` when there are none.
+    let instruments: CRUDInstruments?
+    /// Which database and server this is, for metrics and traces.
+    let peer: CRUDPeer
 
     /// For drivers: an executor over connections that `open` makes.
     /// - Parameters:
@@ -40,13 +44,15 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     ///   - connectRetry: how long opening a connection keeps trying a server it cannot reach
     ///     (`CRUDReconnection`); zero tries once.
     ///   - describe: the database, for messages (`SQLite database at /path`).
+    ///   - peer: which database and server it is, for metrics and traces.
     ///   - open: opens another connection for a role.
     /// - Throws: what `open` throws, for the connections a layout's minimum opens at once.
     @_spi(CRUDDriver) public convenience init(layout: CRUDPoolLayout, first: Connection, timeout: Duration, connectRetry: Duration = .zero,
-                                              describe: String, open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
+                                              describe: String, peer: CRUDPeer = CRUDPeer(),
+                                              open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
         let failures = CRUDFailureHandler()
-        try self.init(layout: layout, first: first, dialect: first.dialect, timeout: timeout, describe: describe, failures: failures,
-                      observation: CRUDObservationCenter(failures: failures), open: Self.retrying(open, for: connectRetry))
+        try self.init(layout: layout, first: first, dialect: first.dialect, timeout: timeout, describe: describe, peer: peer,
+                      failures: failures, observation: CRUDObservationCenter(failures: failures), open: Self.retrying(open, for: connectRetry))
     }
 
     /// For drivers: an executor that opens its first connection on first use, so that a server
@@ -58,12 +64,14 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     ///   - connectRetry: how long opening a connection keeps trying a server it cannot reach
     ///     (`CRUDReconnection`); zero tries once.
     ///   - describe: the database, for messages.
+    ///   - peer: which database and server it is, for metrics and traces.
     ///   - open: opens a connection for a role.
     @_spi(CRUDDriver) public convenience init(layout: CRUDPoolLayout, dialect: any CRUDDialect, timeout: Duration, connectRetry: Duration,
-                                              describe: String, open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) {
+                                              describe: String, peer: CRUDPeer = CRUDPeer(),
+                                              open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) {
         let failures = CRUDFailureHandler()
         // Opens nothing, so it cannot throw.
-        try! self.init(layout: layout, first: nil, dialect: dialect, timeout: timeout, describe: describe, failures: failures,
+        try! self.init(layout: layout, first: nil, dialect: dialect, timeout: timeout, describe: describe, peer: peer, failures: failures,
                        observation: CRUDObservationCenter(failures: failures), open: Self.retrying(open, for: connectRetry))
     }
 
@@ -74,7 +82,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
         return { role in try CRUDReconnection.open(trying: window) { try open(role) } }
     }
 
-    private init(layout: CRUDPoolLayout, first: Connection?, dialect: any CRUDDialect, timeout: Duration, describe: String,
+    private init(layout: CRUDPoolLayout, first: Connection?, dialect: any CRUDDialect, timeout: Duration, describe: String, peer: CRUDPeer,
                  failures: CRUDFailureHandler, observation: CRUDObservationCenter,
                  open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
         self.failures = failures
@@ -82,12 +90,21 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
         self.dialect = dialect
         selectDialect = SelectCache.Dialect(dialect)
         self.open = open
+        self.peer = peer
+        let instruments = CRUDInstruments.bootstrapped(system: dialect.name.lowercased(), peer: peer, pool: describe)
+        self.instruments = instruments
         pool = try CRUDConnectionPool(
-            layout: layout, first: first.map { Session($0, role: CRUDConnectionPool.firstRole(of: layout), observation: observation) },
-            timeout: timeout, describe: describe
+            layout: layout,
+            first: first.map { Session($0, role: CRUDConnectionPool.firstRole(of: layout), observation: observation, instruments: instruments) },
+            timeout: timeout, describe: describe, instruments: instruments
         ) { role in
-            Session(try open(role), role: role, observation: observation)
+            Session(try open(role), role: role, observation: observation, instruments: instruments)
         }
+    }
+
+    /// A session of this executor's over `connection`, outside the pool.
+    func newSession(_ connection: Connection, role: CRUDConnectionRole) -> Session {
+        Session(connection, role: role, observation: observation, instruments: instruments)
     }
 
     /// The pool's session as the connection's session: the pool only ever holds this executor's.
@@ -187,6 +204,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
         if let bound = boundSession() {
             return try await bound.perform { try CRUDBindings.$current.withValue(bindings) { try body() } }
         }
+        nonisolated(unsafe) let job = instruments?.carryingContext(body) ?? body
         return try await pool.run(access) { slot in
             let session = self.typed(slot)
             // Given back on the queue, the moment the work is done: waiting until this task runs again
@@ -194,7 +212,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
             // busy (with blocking work of the app's, that can be seconds).
             defer { self.pool.giveBack(session) }
             return try session.locked {
-                try CRUDBindings.$current.withValue(self.binding(session, after: bindings)) { try body() }
+                try CRUDBindings.$current.withValue(self.binding(session, after: bindings)) { try job() }
             }
         }
     }
@@ -225,7 +243,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
             guard !pool.isShutDown else { throw shutDownError }
             let first = try open(.single)
             return try CRUDExecutor(layout: .single, first: first, dialect: first.dialect, timeout: pool.timeout, describe: "child",
-                                    failures: failures, observation: observation, open: open)
+                                    peer: peer, failures: failures, observation: observation, open: open)
         }
     }
 

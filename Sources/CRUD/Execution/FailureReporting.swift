@@ -56,6 +56,7 @@ extension CRUDExecutor {
     @usableFromInline
     func report(unflagged error: any Error) -> any Error {
         CRUDLogging.logReported(String(describing: error))
+        instruments?.thrown(error)
         failures.current?(error)
         return error
     }

@@ -78,9 +78,13 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     /// would refuse an upsert after the key was added.
     private var foundKeys: [[String]: Set<String>] = [:]
 
-    init(_ connection: Connection, role: CRUDConnectionRole, observation: CRUDObservationCenter) {
+    /// The database's metrics and tracer, which measure every statement; `nil` when there are none.
+    @usableFromInline let instruments: CRUDInstruments?
+
+    init(_ connection: Connection, role: CRUDConnectionRole, observation: CRUDObservationCenter, instruments: CRUDInstruments?) {
         self.connection = connection
         self.observation = observation
+        self.instruments = instruments
         connectionRecordsChanges = connection.recordChanges(into: recorder)
         keepsTransactionStatements = !connection.dialect.transactionalDDL
         super.init(role: role)
@@ -125,7 +129,7 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     func perform<T>(_ body: @escaping () throws -> T) async throws -> T {
         // The caller is suspended until `body` has run, and what `body` captures (a query's plan, a
         // copy of the caller's model values) is used by nothing else meanwhile.
-        nonisolated(unsafe) let body = body
+        nonisolated(unsafe) let body = instruments?.carryingContext(body) ?? body
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<SendableResult<T>, any Error>) in
             queue.async {
                 self.gate.lock()
@@ -142,19 +146,29 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     @usableFromInline
     func withStatement<T>(_ sql: String, _ parameters: [CRUDDatabaseValue] = [], firstParameter: Int = 0,
                           _ body: (Connection.Statement) throws -> T) throws -> T {
-        let started = CRUDLogging.statementStarts()
-        defer { CRUDLogging.statementRan(sql, since: started) }
-        let statement = try prepared(sql, parameters, firstParameter: firstParameter)
-        defer { connection.release(statement) }
-        let start = recorder.statementStart
-        do {
-            let result = try body(statement)
-            statementSucceeded()
-            return result
-        } catch {
-            recorder.dropStatement(from: start)
-            throw error
+        try measured(sql) {
+            let statement = try prepared(sql, parameters, firstParameter: firstParameter)
+            defer { connection.release(statement) }
+            let start = recorder.statementStart
+            do {
+                let result = try body(statement)
+                statementSucceeded()
+                return result
+            } catch {
+                recorder.dropStatement(from: start)
+                throw error
+            }
         }
+    }
+
+    /// Runs `body`, which runs the statement `sql`, timed for the query log and measured for the
+    /// metrics and traces (`CRUDInstruments`), and logs it after.
+    @inlinable
+    func measured<T>(_ sql: String, _ body: () throws -> T) throws -> T {
+        let started = CRUDLogging.statementStarts()
+        if let instruments { return try instruments.measure(sql, loggedSince: started, body) }
+        defer { CRUDLogging.statementRan(sql, since: started) }
+        return try body()
     }
 
     /// Runs `sql` as `withStatement` does, but gives back rather than throws an error that
@@ -180,31 +194,36 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     /// from `sql` the first time, and resets it afterwards: found by index, no text hashed.
     @inlinable
     func withOwnedStatement<T>(_ slot: CRUDStatementSlot, _ sql: String, _ body: (Connection.Statement) throws -> T) throws -> T {
-        let started = CRUDLogging.statementStarts()
-        defer { CRUDLogging.statementRan(sql, since: started) }
-        try ensureUsable()
-        statementsRun &+= 1
-        noteInTransaction(sql)
-        let statement: Connection.Statement
-        if slot.index < ownedStatements.count, let owned = ownedStatements[slot.index], owned.generation == slot.generation {
-            statement = owned.statement
-        } else {
-            statement = try connection.prepareOwned(sql)
-            if slot.index >= ownedStatements.count {
-                ownedStatements += repeatElement(nil, count: slot.index + 1 - ownedStatements.count)
+        try measured(sql) {
+            try ensureUsable()
+            statementsRun &+= 1
+            noteInTransaction(sql)
+            let statement = try ownedStatement(slot, sql)
+            let result: T
+            do {
+                result = try body(statement)
+            } catch {
+                try? statement.reset()
+                throw error
             }
-            if let old = ownedStatements[slot.index] { connection.discard(old.statement) }
-            ownedStatements[slot.index] = (slot.generation, statement)
+            try statement.reset()
+            return result
         }
-        let result: T
-        do {
-            result = try body(statement)
-        } catch {
-            try? statement.reset()
-            throw error
+    }
+
+    /// The statement this connection keeps for `slot`, prepared from `sql` unless it is already.
+    @inlinable
+    func ownedStatement(_ slot: CRUDStatementSlot, _ sql: String) throws -> Connection.Statement {
+        if slot.index < ownedStatements.count, let owned = ownedStatements[slot.index], owned.generation == slot.generation {
+            return owned.statement
         }
-        try statement.reset()
-        return result
+        let statement = try connection.prepareOwned(sql)
+        if slot.index >= ownedStatements.count {
+            ownedStatements += repeatElement(nil, count: slot.index + 1 - ownedStatements.count)
+        }
+        if let old = ownedStatements[slot.index] { connection.discard(old.statement) }
+        ownedStatements[slot.index] = (slot.generation, statement)
+        return statement
     }
 
     /// Prepares `sql` and binds `parameters` from position `firstParameter` on, for a caller that
@@ -231,17 +250,17 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     /// Runs statements without parameters. Unless `ending` a transaction, it refuses to run
     /// inside a transaction that the database no longer has open.
     func run(_ sql: String, ending: Bool = false) throws {
-        let started = CRUDLogging.statementStarts()
-        defer { CRUDLogging.statementRan(sql, since: started) }
-        if !ending { try ensureUsable() }
-        statementsRun &+= 1
-        noteInTransaction(sql)
-        let start = recorder.statementStart
-        do {
-            try connection.execute(sql)
-        } catch {
-            recorder.dropStatement(from: start)
-            throw error
+        try measured(sql) {
+            if !ending { try ensureUsable() }
+            statementsRun &+= 1
+            noteInTransaction(sql)
+            let start = recorder.statementStart
+            do {
+                try connection.execute(sql)
+            } catch {
+                recorder.dropStatement(from: start)
+                throw error
+            }
         }
     }
 
