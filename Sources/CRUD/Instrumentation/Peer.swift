@@ -9,6 +9,7 @@ public struct CRUDPeer: Sendable, Equatable {
     /// The server's port.
     public let port: Int?
 
+    /// A database and server as metrics and traces name them; what is `nil` is left out.
     public init(namespace: String? = nil, address: String? = nil, port: Int? = nil) {
         self.namespace = namespace
         self.address = address
