@@ -41,6 +41,10 @@ public final class MySQLConnection: CRUDConnection {
     static let maxAllowedPacketQuery = "SELECT @@max_allowed_packet"
     /// What connecting ran, for the session's query log.
     private var openingStatements: [String] = []
+    /// The server's id of this connection, for `KILL QUERY`: guarded by `threadLock`, since
+    /// `interrupt()` reads it from another thread; 0 before the first connect.
+    private var threadID: UInt = 0
+    private let threadLock = NSLock()
 
     init(options: MySQLConnectOptions) throws {
         self.options = options
@@ -71,6 +75,8 @@ public final class MySQLConnection: CRUDConnection {
                                   code: String(number), databaseMessage: message, kind: MySQLFailure(number: number, message: message, sql: nil).kind)
         }
         lost = false
+        let id = mysql_thread_id(handle)
+        threadLock.withLock { threadID = UInt(id) }
         // What a failed attempt ran is not this connection's setup.
         openingStatements = []
         for setting in Self.sessionSetup {
@@ -81,6 +87,21 @@ public final class MySQLConnection: CRUDConnection {
         maxAllowedPacket = try integer(Self.maxAllowedPacketQuery)
         dialect = MySQLDialect(isMariaDB: String(cString: mysql_get_server_info(handle)).contains("MariaDB"),
                                version: Int(mysql_get_server_version(handle)))
+    }
+
+    /// `KILL QUERY` of this connection's statement, sent over a connection of its own (Connector/C
+    /// cannot cancel from another thread over the same one). Best effort: a failure to connect
+    /// leaves the statement running to its end.
+    @_spi(CRUDDriver) public func interrupt() {
+        threadLock.withLock {
+            guard threadID != 0, let killer = mysql_init(nil) else { return }
+            defer { mysql_close(killer) }
+            var timeout = UInt32(options.connectTimeout)
+            _ = mysql_options(killer, MYSQL_OPT_CONNECT_TIMEOUT, &timeout)
+            guard mysql_real_connect(killer, options.host, options.username, options.password, options.database,
+                                     UInt32(options.port ?? 0), options.socket, 0) != nil else { return }
+            _ = mysql_query(killer, "KILL QUERY \(threadID)")
+        }
     }
 
     // MARK: - Errors

@@ -67,7 +67,8 @@ public final class MySQLDatabaseConfiguration: DatabaseConfigurationProtocol {
         executor = try CRUDExecutor(
             layout: .interchangeable(minimum: pool.minimumConnections, maximum: max(1, pool.maximumConnections)),
             first: first, timeout: pool.timeout, connectRetry: pool.connectRetry, describe: "MySQL \(first.target)",
-            peer: CRUDPeer(namespace: options.database, address: options.socket ?? options.host, port: options.socket == nil ? options.port ?? 3306 : nil)
+            peer: CRUDPeer(namespace: options.database, address: options.socket ?? options.host, port: options.socket == nil ? options.port ?? 3306 : nil),
+            statementTimeout: pool.statementTimeout
         ) { _ in
             try MySQLConnection(options: options)
         }

@@ -21,6 +21,10 @@ public final class PostgresConnection: CRUDConnection {
     public let target: String
     /// The same, for metrics and traces.
     let peer: CRUDPeer
+    /// What `PQcancel` needs to cancel the server's current statement, made at each connect:
+    /// guarded by `cancelLock`, since `interrupt()` reads it from another thread.
+    private var cancelHandle: OpaquePointer?
+    private let cancelLock = NSLock()
 
     init(parameters: [String: String], expandDatabase: Bool) throws {
         let keywords = Array(parameters.keys)
@@ -42,12 +46,23 @@ public final class PostgresConnection: CRUDConnection {
         let database = String(cString: PQdb(connection)), host = String(cString: PQhost(connection)), port = String(cString: PQport(connection))
         target = "database \"\(database)\" at \(host):\(port)"
         peer = CRUDPeer(namespace: database, address: host, port: Int(port))
+        cancelHandle = PQgetCancel(connection)
         // Notices (`DROP TABLE IF EXISTS` of a missing table, say) are not errors; keep them off stderr.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
     }
 
     deinit {
+        if let cancelHandle { PQfreeCancel(cancelHandle) }
         PQfinish(handle)
+    }
+
+    /// `PQcancel`: asks the server, over a connection of its own, to cancel what this session runs.
+    @_spi(CRUDDriver) public func interrupt() {
+        cancelLock.withLock {
+            guard let cancelHandle else { return }
+            var message = [CChar](repeating: 0, count: 256)
+            _ = PQcancel(cancelHandle, &message, Int32(message.count))
+        }
     }
 
     /// What a failed connection attempt was. libpq keeps no SQLSTATE for it, so it is told by how far
@@ -125,6 +140,12 @@ public final class PostgresConnection: CRUDConnection {
                                   kind: .connectionLost)
         }
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
+        // The new session has another process and key.
+        let fresh = PQgetCancel(handle)
+        cancelLock.withLock {
+            if let cancelHandle { PQfreeCancel(cancelHandle) }
+            cancelHandle = fresh
+        }
     }
 
     /// A lost connection fails every call until the executor reconnects it.

@@ -56,13 +56,14 @@ public final class PostgresDatabaseConfiguration: DatabaseConfigurationProtocol 
             target = PostgresConnection.describe(parameters, expandDatabase: expandDatabase)
             executor = CRUDExecutor(layout: layout, dialect: PostgresDialect(), timeout: pool.timeout, connectRetry: pool.connectRetry,
                                     describe: "PostgreSQL \(target)", peer: PostgresConnection.peer(parameters, expandDatabase: expandDatabase),
-                                    open: open)
+                                    statementTimeout: pool.statementTimeout, open: open)
             return
         }
         let first = try CRUDReconnection.open(trying: pool.connectRetry) { try open(.general) }
         target = first.target
         executor = try CRUDExecutor(layout: layout, first: first, timeout: pool.timeout, connectRetry: pool.connectRetry,
-                                    describe: "PostgreSQL \(first.target)", peer: first.peer, open: open)
+                                    describe: "PostgreSQL \(first.target)", peer: first.peer, statementTimeout: pool.statementTimeout,
+                                    open: open)
     }
 }
 

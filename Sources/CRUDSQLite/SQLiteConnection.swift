@@ -17,6 +17,11 @@ public final class SQLiteConnection: CRUDConnection {
     @_spi(CRUDDriver) public let isUsable = true
 
     @_spi(CRUDDriver) public func reconnect() throws {}
+
+    /// `sqlite3_interrupt`, which SQLite makes safe to call from any thread while the handle is open.
+    @_spi(CRUDDriver) public func interrupt() {
+        sqlite3_interrupt(handle)
+    }
     /// Where the update hook records changes (the hook's context is the connection, unretained).
     var changeRecorder: CRUDChangeRecorder?
     var cache = CRUDStatementCache<SQLiteStatement>(capacity: cacheCapacity)

@@ -22,15 +22,18 @@ public final class SQLiteDatabaseConfiguration: DatabaseConfigurationProtocol {
     ///   - busyTimeout: how long to wait for a lock another connection or process holds, and for a
     ///     free connection of this database's own pool.
     ///   - maxReaders: how many reader connections may run queries at once.
+    ///   - statementTimeout: how long a call's statements may run before they are interrupted and
+    ///     the call throws `CRUDSQLExeError` of kind `.timedOut`; `nil`, the default, sets no limit.
     /// - Throws: `CRUDSQLExeError` naming the path when it cannot be opened: a missing directory,
     ///   a file that is not a database, a locked database.
-    public init(_ name: String, busyTimeout: Duration = .seconds(5), maxReaders: Int = 4) throws {
+    public init(_ name: String, busyTimeout: Duration = .seconds(5), maxReaders: Int = 4, statementTimeout: Duration? = nil) throws {
         path = name
         let writer = try SQLiteConnection(path: name, busyTimeout: busyTimeout)
         let inMemory = name.isEmpty || name == ":memory:" || name.hasPrefix("file::memory:") || name.contains("mode=memory")
         executor = try CRUDExecutor(
             layout: inMemory ? .single : .writerAndReaders(maxReaders: max(1, maxReaders)),
-            first: writer, timeout: busyTimeout, describe: "SQLite database at \(name)", peer: CRUDPeer(namespace: name)
+            first: writer, timeout: busyTimeout, describe: "SQLite database at \(name)", peer: CRUDPeer(namespace: name),
+            statementTimeout: statementTimeout
         ) { role in
             try SQLiteConnection(path: name, busyTimeout: busyTimeout, queryOnly: role == .reader)
         }

@@ -99,6 +99,15 @@ struct PluginBuildTests {
         throw CocoaError(.fileNoSuchFile)
     }
 
+    /// Whether a build's output has a warning of CRUD's or of the fixture's. swift-distributed-tracing
+    /// 1.7.3 ships a CMakeLists.txt that its manifest does not declare, which SwiftPM warns about on
+    /// every build of a package depending on it: that one is not ours to fix.
+    static func ownWarnings(_ output: String) -> Bool {
+        output.split(separator: "\n").contains { line in
+            line.contains("warning:") && !line.contains("warning: 'swift-distributed-tracing': found 1 file(s) which are unhandled")
+        }
+    }
+
     static func modificationDate(_ url: URL) throws -> Date {
         try #require(FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date)
     }
@@ -117,7 +126,7 @@ struct PluginBuildTests {
         let built = try Self.modificationDate(generated)
         let ran = try runProcess(Self.fixture.appending(path: ".build/debug/App"), [])
         #expect(ran.output.split(separator: "\n").first == "id,name 201", "\(ran.output)\(ran.error)")
-        #expect(!first.output.contains("warning:"), "a Swift 6 package sharing one Database across tasks and queues builds without warnings:\n\(first.output)")
+        #expect(!Self.ownWarnings(first.output), "a Swift 6 package sharing one Database across tasks and queues builds without warnings:\n\(first.output)")
         let log = FileManager.default.temporaryDirectory.appending(path: "crud-fixture.log")
         defer { try? FileManager.default.removeItem(at: log) }
         #expect((try? String(contentsOf: log, encoding: .utf8))?.hasSuffix("[query] SELECT COUNT(*) FROM (SELECT 1 FROM \"Rider\" AS t0) AS crud_count\n") == true,

@@ -123,6 +123,12 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// nothing.
     @_spi(CRUDDriver) func probe()
 
+    /// Makes the statement running on this connection stop with an error, for a cancelled task or
+    /// a statement past its timeout; nothing when none runs. Called from another thread while one
+    /// is inside a call of this connection: it may use only what the client library makes safe
+    /// for that (`sqlite3_interrupt`, `PQcancel`, a `KILL QUERY` sent over a connection of its own).
+    @_spi(CRUDDriver) func interrupt()
+
     /// Told the id of each row a chain insert returned (in its `RETURNING`, while observers are
     /// attached), in order: where the driver cannot learn `lastInsertId` of such a statement itself
     /// (MySQL). The default does nothing.
@@ -141,6 +147,7 @@ extension CRUDConnection {
     @_spi(CRUDDriver) public func raiseKeyCounter(ofTable table: String, to value: Int64, using runner: some CRUDCatalogRunner<Statement>) throws {}
     public func insertReturned(id: Int64) {}
     @_spi(CRUDDriver) public func probe() {}
+    @_spi(CRUDDriver) public func interrupt() {}
     @_spi(CRUDDriver) public func takeOpeningStatements() -> [String] { [] }
 
     /// The columns of a table as the database declares them, in table order, or `nil` when the

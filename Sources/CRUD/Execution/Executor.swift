@@ -34,6 +34,9 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     let instruments: CRUDInstruments?
     /// Which database and server this is, for metrics and traces.
     let peer: CRUDPeer
+    /// How long a call's statements may run before they are cancelled, unless the task says
+    /// otherwise (`Database.withStatementTimeout`); `nil` for no limit.
+    let statementTimeout: Duration?
 
     /// For drivers: an executor over connections that `open` makes.
     /// - Parameters:
@@ -45,14 +48,16 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     ///     (`CRUDReconnection`); zero tries once.
     ///   - describe: the database, for messages (`SQLite database at /path`).
     ///   - peer: which database and server it is, for metrics and traces.
+    ///   - statementTimeout: how long a call's statements may run before they are cancelled.
     ///   - open: opens another connection for a role.
     /// - Throws: what `open` throws, for the connections a layout's minimum opens at once.
     @_spi(CRUDDriver) public convenience init(layout: CRUDPoolLayout, first: Connection, timeout: Duration, connectRetry: Duration = .zero,
-                                              describe: String, peer: CRUDPeer = CRUDPeer(),
+                                              describe: String, peer: CRUDPeer = CRUDPeer(), statementTimeout: Duration? = nil,
                                               open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
         let failures = CRUDFailureHandler()
         try self.init(layout: layout, first: first, dialect: first.dialect, timeout: timeout, describe: describe, peer: peer,
-                      failures: failures, observation: CRUDObservationCenter(failures: failures), open: Self.retrying(open, for: connectRetry))
+                      statementTimeout: statementTimeout, failures: failures, observation: CRUDObservationCenter(failures: failures),
+                      open: Self.retrying(open, for: connectRetry))
     }
 
     /// For drivers: an executor that opens its first connection on first use, so that a server
@@ -65,14 +70,16 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     ///     (`CRUDReconnection`); zero tries once.
     ///   - describe: the database, for messages.
     ///   - peer: which database and server it is, for metrics and traces.
+    ///   - statementTimeout: how long a call's statements may run before they are cancelled.
     ///   - open: opens a connection for a role.
     @_spi(CRUDDriver) public convenience init(layout: CRUDPoolLayout, dialect: any CRUDDialect, timeout: Duration, connectRetry: Duration,
-                                              describe: String, peer: CRUDPeer = CRUDPeer(),
+                                              describe: String, peer: CRUDPeer = CRUDPeer(), statementTimeout: Duration? = nil,
                                               open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) {
         let failures = CRUDFailureHandler()
         // Opens nothing, so it cannot throw.
-        try! self.init(layout: layout, first: nil, dialect: dialect, timeout: timeout, describe: describe, peer: peer, failures: failures,
-                       observation: CRUDObservationCenter(failures: failures), open: Self.retrying(open, for: connectRetry))
+        try! self.init(layout: layout, first: nil, dialect: dialect, timeout: timeout, describe: describe, peer: peer,
+                       statementTimeout: statementTimeout, failures: failures, observation: CRUDObservationCenter(failures: failures),
+                       open: Self.retrying(open, for: connectRetry))
     }
 
     /// `open`, trying for up to `window` to reach the server.
@@ -83,7 +90,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     }
 
     private init(layout: CRUDPoolLayout, first: Connection?, dialect: any CRUDDialect, timeout: Duration, describe: String, peer: CRUDPeer,
-                 failures: CRUDFailureHandler, observation: CRUDObservationCenter,
+                 statementTimeout: Duration?, failures: CRUDFailureHandler, observation: CRUDObservationCenter,
                  open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
         self.failures = failures
         self.observation = observation
@@ -91,6 +98,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
         selectDialect = SelectCache.Dialect(dialect)
         self.open = open
         self.peer = peer
+        self.statementTimeout = statementTimeout
         let instruments = CRUDInstruments.bootstrapped(system: dialect.name.lowercased(), peer: peer, pool: describe)
         self.instruments = instruments
         pool = try CRUDConnectionPool(
@@ -118,7 +126,12 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     /// The session the current transaction (or async operation) of this executor holds, if any.
     @usableFromInline
     func boundSession() -> CRUDSession<Connection>? {
-        var binding = CRUDBindings.current.newest
+        boundSession(in: CRUDBindings.current)
+    }
+
+    /// The session `bindings` bind to this executor, if any.
+    func boundSession(in bindings: CRUDBindings) -> CRUDSession<Connection>? {
+        var binding = bindings.newest
         let me = ObjectIdentifier(self)
         while let found = binding {
             // Only this executor binds under its identity, and its sessions are all of this type.
@@ -140,12 +153,26 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     @usableFromInline
     func withSession<T>(_ access: CRUDAccess, _ body: (CRUDSession<Connection>) throws -> T) throws -> T {
         try reporting {
-            if let bound = boundSession() { return try bound.locked { try body(bound) } }
+            let bindings = CRUDBindings.current
+            let timeout = statementTimeout(in: bindings)
+            if let bound = boundSession(in: bindings) { return try bound.locked { try bound.timingOut(after: timeout) { try body(bound) } } }
             let session = typed(try pool.lease(access))
-            if session.role == .single { return try session.locked { try body(session) } }
+            if session.role == .single { return try session.locked { try session.timingOut(after: timeout) { try body(session) } } }
             defer { pool.giveBack(session) }
-            return try body(session)
+            return try session.timingOut(after: timeout) { try body(session) }
         }
+    }
+
+    /// The statement timeout of a call made with `bindings`: the task's for this database
+    /// (`Database.withStatementTimeout`), else the database's.
+    func statementTimeout(in bindings: CRUDBindings) -> Duration? {
+        var binding = bindings.newest
+        let me = ObjectIdentifier(self)
+        while let found = binding {
+            if case let .timeout(executor, timeout) = found.bound, executor == me { return timeout }
+            binding = found.outer
+        }
+        return statementTimeout
     }
 
     /// Runs `body` with the connection of a write session, made usable first, for a driver's calls
@@ -189,20 +216,32 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     /// Runs the synchronous `body` for an async caller: waits for a session without blocking a
     /// thread, then runs `body` on the session's queue with the session bound, so that what `body`
     /// calls runs on it too.
+    ///
+    /// Cancelling the task stops `body`'s running statement (`CRUDCancellation`), as does the
+    /// statement timeout; `body` then throws `CancellationError`, or `CRUDSQLExeError` of kind
+    /// `.timedOut`.
     func perform<T>(_ access: CRUDAccess, _ body: @escaping () throws -> T) async throws -> T {
-        try await reporting { try await performOnSession(access, body) }
+        try await reporting {
+            let cancellation = CRUDCancellation(timeout: statementTimeout(in: CRUDBindings.current))
+            return try await withTaskCancellationHandler {
+                try await performOnSession(access, cancellation, body)
+            } onCancel: {
+                cancellation.cancel(.cancelled)
+            }
+        }
     }
 
     /// `perform` before its boundary: waits for the session, then runs `body` with it bound.
-    private func performOnSession<T>(_ access: CRUDAccess, _ body: @escaping () throws -> T) async throws -> T {
-        if CRUDThreadMarker.isMarked { return try await performInline(access, body) }
+    private func performOnSession<T>(_ access: CRUDAccess, _ cancellation: CRUDCancellation,
+                                     _ body: @escaping () throws -> T) async throws -> T {
+        if CRUDThreadMarker.isMarked { return try await performInline(access, cancellation, body) }
         // The caller is suspended until `body` has run, and what `body` captures (a query's plan, a
         // copy of the caller's model values) is used by nothing else meanwhile.
         nonisolated(unsafe) let body = body
         // The queue's thread is outside this task: the bindings go along.
         let bindings = CRUDBindings.current
         if let bound = boundSession() {
-            return try await bound.perform { try CRUDBindings.$current.withValue(bindings) { try body() } }
+            return try await bound.perform { try CRUDBindings.$current.withValue(bindings) { try bound.running(cancellation, body) } }
         }
         nonisolated(unsafe) let job = instruments?.carryingContext(body) ?? body
         return try await pool.run(access) { slot in
@@ -212,7 +251,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
             // busy (with blocking work of the app's, that can be seconds).
             defer { self.pool.giveBack(session) }
             return try session.locked {
-                try CRUDBindings.$current.withValue(self.binding(session, after: bindings)) { try job() }
+                try CRUDBindings.$current.withValue(self.binding(session, after: bindings)) { try session.running(cancellation, job) }
             }
         }
     }
@@ -220,15 +259,15 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     /// For a task running on `CRUDThreads`: runs `body` right here, where blocking is allowed. Only
     /// waiting for a busy connection suspends the task, so no thread of the library's sits blocked
     /// behind another task's transaction.
-    private func performInline<T>(_ access: CRUDAccess, _ body: () throws -> T) async throws -> T {
-        if let bound = boundSession() { return try bound.locked(body) }
+    private func performInline<T>(_ access: CRUDAccess, _ cancellation: CRUDCancellation, _ body: () throws -> T) async throws -> T {
+        if let bound = boundSession() { return try bound.locked { try bound.running(cancellation, body) } }
         var slot = try pool.leaseNow(access)
         // Handed over while the task is suspended: held until it runs again.
         if slot == nil { slot = try await pool.lease(access, hold: .acrossSuspension) }
         let session = typed(slot!)
         defer { pool.giveBack(session) }
         return try CRUDBindings.$current.withValue(binding(session)) {
-            session.role == .single ? try session.locked(body) : try body()
+            session.role == .single ? try session.locked { try session.running(cancellation, body) } : try session.running(cancellation, body)
         }
     }
 
@@ -243,7 +282,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
             guard !pool.isShutDown else { throw shutDownError }
             let first = try open(.single)
             return try CRUDExecutor(layout: .single, first: first, dialect: first.dialect, timeout: pool.timeout, describe: "child",
-                                    peer: peer, failures: failures, observation: observation, open: open)
+                                    peer: peer, statementTimeout: statementTimeout, failures: failures, observation: observation, open: open)
         }
     }
 
@@ -259,8 +298,9 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
 }
 
 /// The sessions that the current task or thread holds, one per executor at most: what transaction
-/// bodies and async operations run their calls on; and the task's logger
-/// (`CRUDLogging.withLogger`), which goes with them to the library's threads.
+/// bodies and async operations run their calls on; the task's logger (`CRUDLogging.withLogger`),
+/// which goes with them to the library's threads; and the task's statement timeouts
+/// (`Database.withStatementTimeout`).
 struct CRUDBindings: Sendable {
     /// A session bound to an executor, or the task's logger, and the bindings made before it: a
     /// list, newest first, so that finding an executor's session copies nothing.
@@ -269,6 +309,8 @@ struct CRUDBindings: Sendable {
         enum Bound: Sendable {
             case session(executor: ObjectIdentifier, session: any AnyObject & Sendable)
             case logger(Logger)
+            /// The statement timeout of an executor's calls; `nil` for none.
+            case timeout(executor: ObjectIdentifier, Duration?)
         }
 
         let bound: Bound

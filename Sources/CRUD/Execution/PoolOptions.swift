@@ -19,15 +19,20 @@ public struct CRUDPoolOptions: Sendable {
     /// 2 s; a wrong password fails at once. Zero, the default, tries once. The caller that needs
     /// the connection waits meanwhile (a task waits without holding a thread of Swift's pool).
     public var connectRetry: Duration
+    /// How long a call's statements may run: past it the server is told to cancel the running
+    /// statement, and the call throws `CRUDSQLExeError` of kind `.timedOut`, committing nothing.
+    /// `nil`, the default, sets no limit; `Database.withStatementTimeout` sets one for a task.
+    public var statementTimeout: Duration?
 
     /// Options with the given limits; by default 1 to 8 connections, a 10-second wait, connecting
-    /// at once and trying once.
+    /// at once and trying once, and no statement timeout.
     public init(minimumConnections: Int = 1, maximumConnections: Int = 8, timeout: Duration = .seconds(10),
-                connectsOnFirstUse: Bool = false, connectRetry: Duration = .zero) {
+                connectsOnFirstUse: Bool = false, connectRetry: Duration = .zero, statementTimeout: Duration? = nil) {
         self.minimumConnections = minimumConnections
         self.maximumConnections = maximumConnections
         self.timeout = timeout
         self.connectsOnFirstUse = connectsOnFirstUse
         self.connectRetry = connectRetry
+        self.statementTimeout = statementTimeout
     }
 }

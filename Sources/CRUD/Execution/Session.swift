@@ -35,6 +35,10 @@ class CRUDSessionSlot: @unchecked Sendable {
     /// Whether its holder is a task that keeps it across suspension points (the pool counts those).
     /// Guarded by the pool's lock.
     var heldAcrossSuspension = false
+
+    /// Makes the connection's running statement stop (`CRUDConnection.interrupt()`); safe from any
+    /// thread while the session's holder runs a statement.
+    func interrupt() {}
 }
 
 /// One connection as the executor holds it: the driver's connection, the transaction state that
@@ -80,6 +84,10 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
 
     /// The database's metrics and tracer, which measure every statement; `nil` when there are none.
     @usableFromInline let instruments: CRUDInstruments?
+    /// The cancellation of the call running on the session, which its statements check and whose
+    /// interrupts stop them; `nil` when the call has neither a task to be cancelled nor a timeout.
+    /// Guarded by `gate`, as the statements are.
+    @usableFromInline @exclusivity(unchecked) var cancellation: CRUDCancellation?
 
     init(_ connection: Connection, role: CRUDConnectionRole, observation: CRUDObservationCenter, instruments: CRUDInstruments?) {
         self.connection = connection
@@ -102,6 +110,32 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     }
 
     override var isUsable: Bool { connection.isUsable }
+
+    override func interrupt() { connection.interrupt() }
+
+    /// Runs `body`, a call of its own, under `cancellation`: it stops the call's statements when
+    /// the task is cancelled or its timeout passes.
+    /// - Throws: what `body` throws; `CancellationError` or `CRUDSQLExeError` of kind `.timedOut`
+    ///   for a call cancelled before it started.
+    @usableFromInline
+    func running<T>(_ cancellation: CRUDCancellation, _ body: () throws -> T) throws -> T {
+        try cancellation.begin(on: self)
+        let outer = self.cancellation
+        self.cancellation = cancellation
+        defer {
+            self.cancellation = outer
+            cancellation.end()
+        }
+        return try body()
+    }
+
+    /// Runs `body`, a synchronous call, cancelled when it runs past `timeout`; as it is without a
+    /// timeout, or inside a call that has its own cancellation already (an async call's).
+    @inlinable
+    func timingOut<T>(after timeout: Duration?, _ body: () throws -> T) throws -> T {
+        guard let timeout, cancellation == nil else { return try body() }
+        return try running(CRUDCancellation(timeout: timeout), body)
+    }
 
     /// The names of `table`'s primary key and unique constraints made of exactly `columns` (in any
     /// order); empty when none is. Asked of the database once per session and table and columns.
@@ -162,9 +196,22 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     }
 
     /// Runs `body`, which runs the statement `sql`, timed for the query log and measured for the
-    /// metrics and traces (`CRUDInstruments`), and logs it after.
+    /// metrics and traces (`CRUDInstruments`), and logs it after. Under a call's cancellation, a
+    /// statement is refused once the call is cancelled, and one that the cancellation interrupted
+    /// throws its error; but a statement `ending` a transaction (a rollback) always runs.
     @inlinable
-    func measured<T>(_ sql: String, _ body: () throws -> T) throws -> T {
+    func measured<T>(_ sql: String, ending: Bool = false, _ body: () throws -> T) throws -> T {
+        guard let cancellation, !ending else { return try measuredNow(sql, body) }
+        try cancellation.check()
+        do {
+            return try measuredNow(sql, body)
+        } catch {
+            throw cancellation.error(replacing: error)
+        }
+    }
+
+    @inlinable
+    func measuredNow<T>(_ sql: String, _ body: () throws -> T) throws -> T {
         let started = CRUDLogging.statementStarts()
         if let instruments { return try instruments.measure(sql, loggedSince: started, body) }
         defer { CRUDLogging.statementRan(sql, since: started) }
@@ -250,7 +297,7 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     /// Runs statements without parameters. Unless `ending` a transaction, it refuses to run
     /// inside a transaction that the database no longer has open.
     func run(_ sql: String, ending: Bool = false) throws {
-        try measured(sql) {
+        try measured(sql, ending: ending) {
             if !ending { try ensureUsable() }
             statementsRun &+= 1
             noteInTransaction(sql)

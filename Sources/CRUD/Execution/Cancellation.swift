@@ -1,0 +1,127 @@
+import Dispatch
+import Foundation
+
+/// The cancellation of one call's statements: by its task's cancellation, or by its statement
+/// timeout. While the call runs on a session, cancelling interrupts the connection's running
+/// statement (the driver's `interrupt()`: `sqlite3_interrupt`, `PQcancel`, `KILL QUERY`), again
+/// every `retryInterval` until the call ends, since an interrupt that comes between two
+/// statements, or before the server received one, stops nothing. Statements the call starts after
+/// the cancellation are refused before they run. The error the interrupted statement throws
+/// becomes `CancellationError` or a `CRUDSQLExeError` of kind `.timedOut`.
+///
+/// `@unchecked Sendable`: `running`, `reason` and `timer` are guarded by `lock`, which is held
+/// while interrupting, so that a call that ends (and gives its session back) waits for an
+/// interrupt under way, and no interrupt reaches a session once its call has ended.
+@usableFromInline
+final class CRUDCancellation: @unchecked Sendable {
+    enum Reason {
+        case cancelled
+        case timedOut(Duration)
+    }
+
+    /// How often an interrupt is repeated while the call has not ended.
+    static let retryInterval: DispatchTimeInterval = .milliseconds(20)
+    /// Where timeouts fire: a serial queue of the library's own, which Dispatch serves on time
+    /// even while Swift's cooperative pool is busy (a concurrent one of its own waits behind the
+    /// pool's blocked threads). Firing only marks the call and hands the interrupt on.
+    private static let timers = DispatchQueue(label: "CRUD.cancellation.timers")
+
+    private let lock = NSLock()
+    private var running: CRUDSessionSlot?
+    private var reason: Reason?
+    private var timer: DispatchWorkItem?
+    /// The statement timeout, started when the call begins on a session.
+    private let timeout: Duration?
+
+    @usableFromInline
+    init(timeout: Duration?) {
+        self.timeout = timeout
+    }
+
+    /// The call starts running on `session`: its timeout starts.
+    /// - Throws: the cancellation's error, when it was cancelled before it started.
+    func begin(on session: CRUDSessionSlot) throws {
+        try lock.withLock {
+            if let reason { throw Self.error(for: reason, replacing: nil) }
+            running = session
+            if let timeout {
+                let fire = DispatchWorkItem { [weak self] in self?.cancel(.timedOut(timeout)) }
+                timer = fire
+                Self.timers.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: timeout.nanoseconds)), execute: fire)
+            }
+        }
+    }
+
+    /// The call has ended: nothing is interrupted any more, and the timeout is off.
+    func end() {
+        lock.withLock {
+            running = nil
+            timer?.cancel()
+            timer = nil
+        }
+    }
+
+    /// Cancels the call for `reason`, unless it was already: interrupts its statement if one runs.
+    /// The interrupts run on a queue of their own, off the cancelling thread and the timers'
+    /// queue, since one may wait for a round trip to the server (or, for MySQL, a new connection).
+    func cancel(_ reason: Reason) {
+        let first = lock.withLock {
+            guard self.reason == nil else { return false }
+            self.reason = reason
+            return true
+        }
+        guard first else { return }
+        let interrupts = DispatchQueue(label: "CRUD.cancellation.interrupts")
+        interrupts.async { self.interruptRunning(on: interrupts) }
+    }
+
+    /// Interrupts the running session's statement, and comes back to do it again until the call
+    /// ends.
+    private func interruptRunning(on queue: DispatchQueue) {
+        lock.withLock {
+            guard let running else { return }
+            running.interrupt()
+            queue.asyncAfter(deadline: .now() + Self.retryInterval) { [weak self] in self?.interruptRunning(on: queue) }
+        }
+    }
+
+    /// Before a statement of the call: refuses it once the call is cancelled.
+    /// - Throws: `CancellationError`, or `CRUDSQLExeError` of kind `.timedOut`.
+    @usableFromInline
+    func check() throws {
+        if let reason = lock.withLock({ reason }) { throw Self.error(for: reason, replacing: nil) }
+    }
+
+    /// What a statement of the call that failed with `error` throws: the cancellation's error if
+    /// the call was cancelled (the interrupt made it fail), else `error`.
+    @usableFromInline
+    func error(replacing error: any Error) -> any Error {
+        let reason: Reason? = lock.withLock {
+            // The interrupt did its work: what the call runs next (a rollback) runs uninterrupted.
+            if self.reason != nil { running = nil }
+            return self.reason
+        }
+        guard let reason else { return error }
+        return Self.error(for: reason, replacing: error)
+    }
+
+    private static func error(for reason: Reason, replacing error: (any Error)?) -> any Error {
+        switch reason {
+        case .cancelled:
+            return CancellationError()
+        case let .timedOut(timeout):
+            let failed = error as? CRUDSQLExeError
+            return CRUDSQLExeError("the statement ran past its timeout of \(CRUDLogging.milliseconds(timeout)) ms and was cancelled: "
+                + "nothing of it is committed (a transaction it was in is rolled back); raise the timeout "
+                + "(Database.statementTimeout, withStatementTimeout) or make the statement faster",
+                sql: failed?.sql, code: failed?.code, databaseMessage: failed?.databaseMessage, kind: .timedOut)
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds, at least 0.
+    var nanoseconds: Int64 {
+        max(0, components.seconds &* 1_000_000_000 &+ components.attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,184 @@
+@_spi(CRUDDriver) import CRUD
+import CRUDSQLite
+import Foundation
+import Testing
+
+/// A cancelled task's statement stops, and so does one past its timeout, on every backend: the call
+/// returns at once with `CancellationError` or `.timedOut`, a transaction it was in rolls back, and
+/// the pool's next call works.
+@Suite("cancellation and statement timeouts")
+struct CancellationTests {
+    /// A statement that runs for far longer than any test waits, ten seconds or more, and ends by
+    /// itself within a minute should a cancellation fail. Not MySQL's
+    /// `SLEEP()` or `BENCHMARK()`, which end early without an error when interrupted, so that
+    /// their call returns; a scan of MariaDB's sequence engine fails.
+    static func longStatement(_ backend: Backend) -> String {
+        switch backend {
+        case .sqlite:
+            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) AS value FROM (SELECT x FROM c LIMIT 60000000)"
+        case .postgres:
+            "SELECT 1 AS value FROM pg_sleep(10)"
+        case .mysql:
+            "SELECT COUNT(*) AS value FROM seq_1_to_300000000 WHERE seq % 7 = 1"
+        }
+    }
+
+    /// How long the statement is given to start before it is cancelled.
+    static let running = Duration.milliseconds(300)
+    /// How soon a cancelled call must return.
+    static let promptly = Duration.milliseconds(200)
+    /// Runs `body` on threads of this suite's own, where the calls it times return the moment the
+    /// library is done: on Swift's cooperative pool (two threads here) the awaiting task would wait
+    /// for one of the threads that other suites block, for seconds while the whole suite runs
+    /// (starting servers, synchronous tests), which is not what these tests measure. There the
+    /// tests check what the call throws, which shows the statement was stopped: one left to run
+    /// would return its rows.
+    static func onOwnThreads<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) else { return try await body() }
+        return try await withTaskExecutorPreference(TimingThreads.shared) { try await body() }
+    }
+
+    /// A task running `operation`, on the suite's threads unless told otherwise.
+    static func startTask<T: Sendable>(onOwnThreads: Bool = true, _ operation: @escaping @Sendable () async throws -> T) -> Task<T, any Error> {
+        if onOwnThreads, #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) {
+            return Task(executorPreference: TimingThreads.shared, operation: operation)
+        }
+        return Task(operation: operation)
+    }
+
+    /// Starts the long statement in a task, cancels the task once the statement runs, and returns
+    /// what the task threw and how long after the cancellation it returned.
+    static func cancelMidStatement<C: DatabaseConfigurationProtocol>(_ db: Database<C>, _ backend: Backend, onOwnThreads: Bool) async throws
+        -> (result: Result<[ConnectionNumber], any Error>, took: Duration) {
+        let long = startTask(onOwnThreads: onOwnThreads) { try await db.sql(Self.longStatement(backend), ConnectionNumber.self) }
+        try await Task.sleep(for: Self.running)
+        let clock = ContinuousClock()
+        let cancelled = clock.now
+        long.cancel()
+        let result = await long.result
+        return (result, clock.now - cancelled)
+    }
+
+    @Test("cancelling a task stops its running statement within 200 ms with CancellationError, and the pool's next call works",
+          arguments: Backend.all)
+    func cancellingStopsTheStatement(_ backend: Backend) async throws {
+        try await cancellingStopsTheStatement(backend.open(), backend)
+    }
+
+    func cancellingStopsTheStatement<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) async throws {
+        let db = Database(configuration: configuration)
+        try await db.create(Course.self, policy: .dropTable)
+        let (result, took) = try await Self.onOwnThreads { try await Self.cancelMidStatement(db, backend, onOwnThreads: true) }
+        #expect(took < Self.promptly, "the cancelled statement ran on for \(took)")
+        #expect(throws: CancellationError.self) { try result.get() }
+        // The same from Swift's cooperative pool, where the call hops to the connection's queue.
+        let (sharedResult, _) = try await Self.cancelMidStatement(db, backend, onOwnThreads: false)
+        #expect(throws: CancellationError.self) { try sharedResult.get() }
+        // The connection went back usable.
+        try await db.table(Course.self).insert(Course(id: 1, title: "after"))
+        #expect(try await db.table(Course.self).count() == 1)
+        try await db.shutdown()
+    }
+
+    @Test("a statement past the task's timeout stops within 200 ms with .timedOut, async and sync", arguments: Backend.all)
+    func timeoutStopsTheStatement(_ backend: Backend) async throws {
+        try await timeoutStopsTheStatement(backend.open(), backend)
+    }
+
+    func timeoutStopsTheStatement<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) async throws {
+        let db = Database(configuration: configuration)
+        let long = Self.longStatement(backend)
+        let clock = ContinuousClock()
+        for onOwnThreads in [true, false] {
+            let timed = { () async -> (error: (any Error)?, took: Duration) in
+                // Timed where the call runs: the task may wait for a thread before it gets there.
+                let started = clock.now
+                do {
+                    _ = try await db.withStatementTimeout(Self.running) { try await db.sql(long, ConnectionNumber.self) }
+                    return (nil, clock.now - started)
+                } catch {
+                    return (error, clock.now - started)
+                }
+            }
+            let (error, took) = onOwnThreads ? try await Self.onOwnThreads(timed) : await timed()
+            #expect((error as? CRUDSQLExeError)?.kind == .timedOut, "\(String(describing: error))")
+            if onOwnThreads { #expect(took < Self.running + Self.promptly) }
+        }
+
+        // Synchronous, on a thread of its own: blocking one of Swift's cooperative pool would hold
+        // up the other backends' cases, whose calls resume there.
+        let (syncError, syncTook) = try await onThread {
+            let syncStarted = clock.now
+            let error = #expect(throws: CRUDSQLExeError.self) { try Self.runSync(db, long, timeout: Self.running) }
+            return (error, clock.now - syncStarted)
+        }
+        #expect(syncError?.kind == .timedOut)
+        #expect(syncTook < Self.running + Self.promptly)
+
+        // A statement within its timeout runs as ever, and the timeout ends with the scope.
+        #expect(try await db.withStatementTimeout(.seconds(30)) { try await db.sql("SELECT 7 AS value", ConnectionNumber.self) }[0].value == 7)
+        #expect(try await db.sql("SELECT 8 AS value", ConnectionNumber.self)[0].value == 8)
+        try await db.shutdown()
+    }
+
+    static func runSync<C: DatabaseConfigurationProtocol>(_ db: Database<C>, _ sql: String, timeout: Duration) throws {
+        _ = try db.withStatementTimeout(timeout) { try db.sql(sql, ConnectionNumber.self) }
+    }
+
+    @Test("a statement cancelled inside a transaction rolls the transaction back, and the next one commits", arguments: Backend.all)
+    func cancellingRollsTheTransactionBack(_ backend: Backend) async throws {
+        try await cancellingRollsTheTransactionBack(backend.open(), backend)
+    }
+
+    func cancellingRollsTheTransactionBack<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) async throws {
+        let db = Database(configuration: configuration)
+        try await db.create(Course.self, policy: .dropTable)
+        let (result, took) = try await Self.onOwnThreads {
+            let transaction = Self.startTask {
+                try await db.transaction { tx in
+                    try await tx.table(Course.self).insert(Course(id: 1, title: "never committed"))
+                    _ = try await tx.sql(Self.longStatement(backend), ConnectionNumber.self)
+                    try await tx.table(Course.self).insert(Course(id: 2, title: "never run"))
+                }
+            }
+            try await Task.sleep(for: Self.running)
+            let clock = ContinuousClock()
+            let cancelled = clock.now
+            transaction.cancel()
+            let result = await transaction.result
+            return (result, clock.now - cancelled)
+        }
+        #expect(took < Self.promptly)
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(try await db.table(Course.self).count() == 0)
+        try await db.transaction { tx in try await tx.table(Course.self).insert(Course(id: 3, title: "committed")) }
+        #expect(try await db.table(Course.self).select().map(\.id) == [3])
+        try await db.shutdown()
+    }
+
+    @Test("the configuration's statement timeout applies to every call, and a task may lift it")
+    func configurationTimeout() async throws {
+        let db = Database(configuration: try SQLiteDatabaseConfiguration(Backend.temporaryFile("sqlite"), statementTimeout: Self.running))
+        let error = await #expect(throws: CRUDSQLExeError.self) { try await db.sql(Self.longStatement(.sqlite), ConnectionNumber.self) }
+        #expect(error?.kind == .timedOut)
+        #expect(error?.msg.contains("timeout of 300.000 ms") == true)
+        // Counting to three million takes SQLite longer than the timeout (0.75 s on this machine).
+        let clock = ContinuousClock()
+        let started = clock.now
+        let lifted = try await db.withStatementTimeout(nil) {
+            try await db.sql("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000000) SELECT count(*) AS value FROM c",
+                             ConnectionNumber.self)
+        }
+        #expect(lifted[0].value == 3_000_000)
+        #expect(clock.now - started > Self.running)
+        try await db.shutdown()
+    }
+}
+
+/// The threads of `CancellationTests`' timed calls, for the life of the test process as
+/// `CRUDThreads.shared` is: enough for every backend's case to run its statement on one while
+/// another resumes the task that cancels it.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+enum TimingThreads {
+    static let shared = CRUDThreads(count: 8)
+}
