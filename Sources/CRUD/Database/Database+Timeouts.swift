@@ -15,14 +15,18 @@ extension Database {
     ///
     /// - Throws: what `body` throws.
     public func withStatementTimeout<T>(_ timeout: Duration?, _ body: () throws -> T) rethrows -> T {
-        try CRUDBindings.$current.withValue(bindingTimeout(timeout)) { try body() }
+        try executor.timeoutScopes.counting {
+            try CRUDBindings.$current.withValue(bindingTimeout(timeout)) { try body() }
+        }
     }
 
     /// The same for an async `body`.
     /// - Throws: what `body` throws.
     public func withStatementTimeout<T>(_ timeout: Duration?, isolation: isolated (any Actor)? = #isolation,
                                         _ body: () async throws -> T) async rethrows -> T {
-        try await CRUDBindings.$current.withValue(bindingTimeout(timeout), operation: body)
+        try await executor.timeoutScopes.counting {
+            try await CRUDBindings.$current.withValue(bindingTimeout(timeout), operation: body)
+        }
     }
 
     private func bindingTimeout(_ timeout: Duration?) -> CRUDBindings {

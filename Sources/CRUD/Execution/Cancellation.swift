@@ -118,10 +118,3 @@ final class CRUDCancellation: @unchecked Sendable {
         }
     }
 }
-
-extension Duration {
-    /// The duration in whole nanoseconds, at least 0.
-    var nanoseconds: Int64 {
-        max(0, components.seconds &* 1_000_000_000 &+ components.attoseconds / 1_000_000_000)
-    }
-}

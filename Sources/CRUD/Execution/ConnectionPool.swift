@@ -675,4 +675,9 @@ extension Duration {
     var seconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
+
+    /// The duration in whole nanoseconds, at least 0.
+    var nanoseconds: Int64 {
+        max(0, components.seconds &* 1_000_000_000 &+ components.attoseconds / 1_000_000_000)
+    }
 }

@@ -37,6 +37,8 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     /// How long a call's statements may run before they are cancelled, unless the task says
     /// otherwise (`Database.withStatementTimeout`); `nil` for no limit.
     let statementTimeout: Duration?
+    /// The tasks inside this database's `withStatementTimeout` now.
+    let timeoutScopes = CRUDScopeCount()
 
     /// For drivers: an executor over connections that `open` makes.
     /// - Parameters:
@@ -154,18 +156,30 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     func withSession<T>(_ access: CRUDAccess, _ body: (CRUDSession<Connection>) throws -> T) throws -> T {
         try reporting {
             let bindings = CRUDBindings.current
-            let timeout = statementTimeout(in: bindings)
-            if let bound = boundSession(in: bindings) { return try bound.locked { try bound.timingOut(after: timeout) { try body(bound) } } }
-            let session = typed(try pool.lease(access))
-            if session.role == .single { return try session.locked { try session.timingOut(after: timeout) { try body(session) } } }
-            defer { pool.giveBack(session) }
-            return try session.timingOut(after: timeout) { try body(session) }
+            // Checked first, so that a database without timeouts pays two loads for them.
+            if statementTimeout != nil || timeoutScopes.any {
+                let timeout = statementTimeout(in: bindings)
+                return try onSession(access, bindings) { session in try session.timingOut(after: timeout) { try body(session) } }
+            }
+            return try onSession(access, bindings, body)
         }
+    }
+
+    /// `withSession` within its boundary, the timeout settled.
+    @inline(__always)
+    private func onSession<T>(_ access: CRUDAccess, _ bindings: CRUDBindings, _ body: (CRUDSession<Connection>) throws -> T) throws -> T {
+        if let bound = boundSession(in: bindings) { return try bound.locked { try body(bound) } }
+        let session = typed(try pool.lease(access))
+        if session.role == .single { return try session.locked { try body(session) } }
+        defer { pool.giveBack(session) }
+        return try body(session)
     }
 
     /// The statement timeout of a call made with `bindings`: the task's for this database
     /// (`Database.withStatementTimeout`), else the database's.
     func statementTimeout(in bindings: CRUDBindings) -> Duration? {
+        // Until a task is inside one, no call looks for one in its task's bindings.
+        guard timeoutScopes.any else { return statementTimeout }
         var binding = bindings.newest
         let me = ObjectIdentifier(self)
         while let found = binding {

@@ -214,18 +214,18 @@ public enum CRUDLogging {
     ///
     /// - Throws: what `body` throws.
     public static func withLogger<T>(_ logger: Logger, _ body: () throws -> T) rethrows -> T {
-        queryLogSwitch.taskLogger(added: true)
-        defer { queryLogSwitch.taskLogger(added: false) }
-        return try CRUDBindings.$current.withValue(CRUDBindings.current.adding(.logger(logger))) { try body() }
+        try queryLogSwitch.taskLoggers.counting {
+            try CRUDBindings.$current.withValue(CRUDBindings.current.adding(.logger(logger))) { try body() }
+        }
     }
 
     /// The same for an async `body`.
     /// - Throws: what `body` throws.
     public static func withLogger<T>(_ logger: Logger, isolation: isolated (any Actor)? = #isolation,
                                      _ body: () async throws -> T) async rethrows -> T {
-        queryLogSwitch.taskLogger(added: true)
-        defer { queryLogSwitch.taskLogger(added: false) }
-        return try await CRUDBindings.$current.withValue(CRUDBindings.current.adding(.logger(logger)), operation: body)
+        try await queryLogSwitch.taskLoggers.counting {
+            try await CRUDBindings.$current.withValue(CRUDBindings.current.adding(.logger(logger)), operation: body)
+        }
     }
 
     /// Waits until every event logged before this call has been written, and standard output with
@@ -318,7 +318,6 @@ private final class LogState: @unchecked Sendable {
 private final class QueryLogSwitch: Sendable {
     #if os(Linux)
     private let on: Atomic<Bool>
-    private let taskLoggers = Atomic<Int>(0)
     /// The slow statement threshold in nanoseconds; negative for none.
     private let thresholdNanoseconds = Atomic<Int64>(-1)
 
@@ -328,7 +327,7 @@ private final class QueryLogSwitch: Sendable {
 
     var isOn: Bool { on.load(ordering: .relaxed) || hasTaskLoggers }
 
-    var hasTaskLoggers: Bool { taskLoggers.load(ordering: .relaxed) > 0 }
+    var hasTaskLoggers: Bool { taskLoggers.any }
 
     var threshold: Duration? {
         let nanoseconds = thresholdNanoseconds.load(ordering: .relaxed)
@@ -340,33 +339,27 @@ private final class QueryLogSwitch: Sendable {
 
     func set(_ value: Bool) { on.store(value, ordering: .relaxed) }
 
-    func taskLogger(added: Bool) { taskLoggers.add(added ? 1 : -1, ordering: .relaxed) }
-
-    func setThreshold(_ threshold: Duration?) { thresholdNanoseconds.store(threshold.map(Self.nanoseconds) ?? -1, ordering: .relaxed) }
+    func setThreshold(_ threshold: Duration?) { thresholdNanoseconds.store(threshold?.nanoseconds ?? -1, ordering: .relaxed) }
     #else
-    private let state: OSAllocatedUnfairLock<(on: Bool, taskLoggers: Int, threshold: Duration?)>
+    private let state: OSAllocatedUnfairLock<(on: Bool, threshold: Duration?)>
 
     init(on: Bool) {
-        state = OSAllocatedUnfairLock(initialState: (on: on, taskLoggers: 0, threshold: nil))
+        state = OSAllocatedUnfairLock(initialState: (on: on, threshold: nil))
     }
 
-    var isOn: Bool { state.withLock { $0.on || $0.taskLoggers > 0 } }
+    var isOn: Bool { state.withLock { $0.on } || hasTaskLoggers }
 
-    var hasTaskLoggers: Bool { state.withLock { $0.taskLoggers > 0 } }
+    var hasTaskLoggers: Bool { taskLoggers.any }
 
     var threshold: Duration? { state.withLock { $0.threshold } }
 
-    var timesStatements: Bool { state.withLock { $0.on || $0.taskLoggers > 0 || $0.threshold != nil } }
+    var timesStatements: Bool { isOn || state.withLock { $0.threshold != nil } }
 
     func set(_ value: Bool) { state.withLock { $0.on = value } }
 
-    func taskLogger(added: Bool) { state.withLock { $0.taskLoggers += added ? 1 : -1 } }
-
-    func setThreshold(_ threshold: Duration?) { state.withLock { $0.threshold = threshold.map { .nanoseconds(Self.nanoseconds($0)) } } }
+    func setThreshold(_ threshold: Duration?) { state.withLock { $0.threshold = threshold.map { .nanoseconds($0.nanoseconds) } } }
     #endif
 
-    /// A duration in whole nanoseconds, at least 0.
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        max(0, duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
-    }
+    /// The tasks' loggers (`withLogger`) open now.
+    let taskLoggers = CRUDScopeCount()
 }
