@@ -1,0 +1,13 @@
+import CRUD
+
+/// The schema's history: each step runs once per database, in order, under the migrator's lock,
+/// so several instances starting at once migrate it once.
+func migrate<C: DatabaseConfigurationProtocol>(_ db: Database<C>) async throws {
+    var migrator = CRUDMigrator<C>()
+    migrator.register("v1: users and todos") { db in
+        try db.create(User.self)
+        try db.create(Todo.self)
+    }
+    migrator.register("v2: todos by user") { db in try db.table(Todo.self).index(\.userId) }
+    try await migrator.migrate(db)
+}

@@ -1,0 +1,24 @@
+import CRUD
+
+/// Someone with todos. The email is unique: a second user with it is a 409.
+struct User: CRUDModel, Codable {
+    let id: Int
+    var name: String
+    var email: String
+    /// Filled by a join (`GET /users/:id`); `nil` when not joined.
+    var todos: [Todo]?
+
+    static let crudConstraints: [CRUDConstraint<User>] = [.unique(\.email)]
+}
+
+/// A thing to do, of one user: deleting the user deletes them.
+struct Todo: CRUDModel, Codable {
+    let id: Int
+    var userId: Int
+    var title: String
+    var done: Bool
+
+    static let crudConstraints: [CRUDConstraint<Todo>] = [
+        .foreignKey(\.userId, references: \User.id, onDelete: .cascade),
+    ]
+}

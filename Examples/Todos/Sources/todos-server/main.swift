@@ -1,0 +1,61 @@
+import CRUD
+import CRUDPostgres
+import CRUDServiceLifecycle
+import CRUDSQLite
+import Foundation
+import Hummingbird
+import Logging
+import Metrics
+import Prometheus
+import ServiceLifecycle
+
+// Configuration from the environment: DATABASE_URL (postgres://…; SQLite at DATABASE_PATH, or
+// todos.sqlite, without it), PORT (8080), LOG_LEVEL (info).
+let environment = ProcessInfo.processInfo.environment
+let logLevel = environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+LoggingSystem.bootstrap { label in
+    var handler = StreamLogHandler.standardError(label: label)
+    handler.logLevel = logLevel
+    return handler
+}
+let logger = Logger(label: "todos")
+
+// Metrics before the database opens: it keeps the factory bootstrapped then. Prometheus names
+// take no dots. (Tracing would be bootstrapped here too, with swift-otel's tracer:
+// `InstrumentationSystem.bootstrap(tracer)`; Hummingbird's TracingMiddleware and CRUD's spans
+// then report to it.)
+let registry = PrometheusCollectorRegistry()
+var metricsFactory = PrometheusMetricsFactory(registry: registry)
+metricsFactory.nameAndLabelSanitizer = { name, labels in
+    (name.replacingOccurrences(of: ".", with: "_"), labels.map { ($0.0.replacingOccurrences(of: ".", with: "_"), $0.1) })
+}
+MetricsSystem.bootstrap(metricsFactory)
+
+let port = environment["PORT"].flatMap(Int.init) ?? 8080
+if let url = environment["DATABASE_URL"], url.hasPrefix("postgres") {
+    // A server that is not up yet: the pool keeps trying for 30 s, and /health says when it answers.
+    let pool = PostgresPoolOptions(maximumConnections: 16, connectsOnFirstUse: true, connectRetry: .seconds(30),
+                                   statementTimeout: .seconds(10))
+    try await serve(Database(configuration: try PostgresDatabaseConfiguration(url: url, pool: pool)))
+} else {
+    let path = environment["DATABASE_PATH"] ?? "todos.sqlite"
+    try await serve(Database(configuration: try SQLiteDatabaseConfiguration(path, statementTimeout: .seconds(10))))
+}
+
+/// Migrates `db`, then serves until SIGTERM or SIGINT: the service group stops the HTTP server
+/// first (requests under way finish), then shuts the database down.
+func serve<C: DatabaseConfigurationProtocol>(_ db: Database<C>) async throws {
+    try await migrate(db)
+    let router = Router()
+    router.add(middleware: LogRequestsMiddleware(.debug))
+    router.add(middleware: MetricsMiddleware())
+    router.add(middleware: TracingMiddleware())
+    router.add(middleware: DatabaseLoggerMiddleware())
+    router.add(middleware: DatabaseErrorMiddleware())
+    TodosRoutes(db: db).add(to: router)
+    router.get("metrics") { _, _ in registry.emitToString() }
+    let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: logger)
+    let group = ServiceGroup(configuration: .init(services: [DatabaseService(db), app], gracefulShutdownSignals: [.sigterm, .sigint],
+                                                  logger: logger))
+    try await group.run()
+}
