@@ -18,10 +18,21 @@ public final class SQLiteConnection: CRUDConnection {
 
     @_spi(CRUDDriver) public func reconnect() throws {}
 
-    /// `sqlite3_interrupt`, which SQLite makes safe to call from any thread while the handle is open.
+    /// Asks the statement running on this connection to stop: the progress handler, which SQLite
+    /// calls every thousand virtual-machine steps of a running statement, makes it fail with
+    /// `SQLITE_INTERRUPT` until `interruptEnded()`. Not `sqlite3_interrupt`, which stops every active
+    /// statement of the connection and stays in force until none is active: a stream's statement,
+    /// open in the same transaction as the cancelled call, would fail at its next row.
     @_spi(CRUDDriver) public func interrupt() {
-        sqlite3_interrupt(handle)
+        interruptRequest.isRequested = true
     }
+
+    @_spi(CRUDDriver) public func interruptEnded() {
+        interruptRequest.isRequested = false
+    }
+
+    /// Whether the running statement must stop (`interrupt()`), read by the progress handler.
+    private let interruptRequest = InterruptRequest()
     /// Where the update hook records changes (the hook's context is the connection, unretained).
     var changeRecorder: CRUDChangeRecorder?
     var cache = CRUDStatementCache<SQLiteStatement>(capacity: cacheCapacity)
@@ -66,6 +77,10 @@ public final class SQLiteConnection: CRUDConnection {
         }
         handle = opened
         openingStatements = ran
+        // The request lives as long as the connection, which closes the handle in its deinit.
+        sqlite3_progress_handler(opened, 1_000, { request in
+            Unmanaged<InterruptRequest>.fromOpaque(request!).takeUnretainedValue().isRequested ? 1 : 0
+        }, Unmanaged.passUnretained(interruptRequest).toOpaque())
     }
 
     @_spi(CRUDDriver) public func takeOpeningStatements() -> [String] {
@@ -221,5 +236,17 @@ public final class SQLiteConnection: CRUDConnection {
             keys[try row.readText(0), default: []].insert(try row.readText(1))
         }
         return keys
+    }
+}
+
+/// Whether a connection's running statement must stop. `@unchecked Sendable`: `requested` is
+/// guarded by `lock` (set by the thread that cancels, read by the one running the statement).
+private final class InterruptRequest: @unchecked Sendable {
+    private let lock = NSLock()
+    private var requested = false
+
+    var isRequested: Bool {
+        get { lock.withLock { requested } }
+        set { lock.withLock { requested = newValue } }
     }
 }

@@ -156,6 +156,31 @@ struct CancellationTests {
         try await db.shutdown()
     }
 
+    @Test("a call cancelled inside a transaction stops its own statement, not the transaction's stream on the same SQLite connection")
+    func streamSurvivesACancelledNeighbour() async throws {
+        // sqlite3_interrupt would stop every active statement of the connection, the stream's too, and
+        // keep failing them until none is active; CRUD's interrupt stops the cancelled call's alone.
+        let db = Database(configuration: try Backend.sqliteConfiguration(busyTimeout: .seconds(30)))
+        try await db.create(Course.self)
+        try await db.table(Course.self).insert((1 ... 600).map { Course(id: $0, title: "course \($0)") })
+        let seen = try await db.transaction { tx in
+            var seen = 0
+            for try await _ in tx.table(Course.self).order(by: \.id).select() {
+                seen += 1
+                guard seen == 10 else { continue }
+                // A task of the transaction's, on its connection between two batches of the stream.
+                let long = Task { try await tx.sql(Self.longStatement(.sqlite), ConnectionNumber.self) }
+                try await Task.sleep(for: Self.running)
+                long.cancel()
+                let result = await long.result
+                #expect(throws: CancellationError.self) { try result.get() }
+            }
+            return seen
+        }
+        #expect(seen == 600)
+        try await db.shutdown()
+    }
+
     @Test("the configuration's statement timeout applies to every call, and a task may lift it")
     func configurationTimeout() async throws {
         let db = Database(configuration: try SQLiteDatabaseConfiguration(Backend.temporaryFile("sqlite"), statementTimeout: Self.running))

@@ -129,6 +129,11 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// for that (`sqlite3_interrupt`, `PQcancel`, a `KILL QUERY` sent over a connection of its own).
     @_spi(CRUDDriver) func interrupt()
 
+    /// The call that `interrupt()` stopped has ended: what runs next on the connection (a statement
+    /// of the transaction's stream, the next call) must run as usual. Called by the thread that
+    /// uses the connection.
+    @_spi(CRUDDriver) func interruptEnded()
+
     /// Told the id of each row a chain insert returned (in its `RETURNING`, while observers are
     /// attached), in order: where the driver cannot learn `lastInsertId` of such a statement itself
     /// (MySQL). The default does nothing.
@@ -148,6 +153,7 @@ extension CRUDConnection {
     public func insertReturned(id: Int64) {}
     @_spi(CRUDDriver) public func probe() {}
     @_spi(CRUDDriver) public func interrupt() {}
+    @_spi(CRUDDriver) public func interruptEnded() {}
     @_spi(CRUDDriver) public func takeOpeningStatements() -> [String] { [] }
 
     /// The columns of a table as the database declares them, in table order, or `nil` when the

@@ -27,7 +27,10 @@ final class CRUDCancellation: @unchecked Sendable {
     private static let timers = DispatchQueue(label: "CRUD.cancellation.timers")
 
     private let lock = NSLock()
+    /// The session the call runs on, while it may be interrupted; `nil` once an interrupt did its work.
     private var running: CRUDSessionSlot?
+    /// The session the call runs on, until it ends.
+    private var session: CRUDSessionSlot?
     private var reason: Reason?
     private var timer: DispatchWorkItem?
     /// The statement timeout, started when the call begins on a session.
@@ -44,6 +47,7 @@ final class CRUDCancellation: @unchecked Sendable {
         try lock.withLock {
             if let reason { throw Self.error(for: reason, replacing: nil) }
             running = session
+            self.session = session
             if let timeout {
                 let fire = DispatchWorkItem { [weak self] in self?.cancel(.timedOut(timeout)) }
                 timer = fire
@@ -52,10 +56,13 @@ final class CRUDCancellation: @unchecked Sendable {
         }
     }
 
-    /// The call has ended: nothing is interrupted any more, and the timeout is off.
+    /// The call has ended: nothing is interrupted any more, and the timeout is off. Called by the
+    /// thread that ran the call, which still holds the session.
     func end() {
         lock.withLock {
+            if reason != nil { settle() }
             running = nil
+            session = nil
             timer?.cancel()
             timer = nil
         }
@@ -85,6 +92,13 @@ final class CRUDCancellation: @unchecked Sendable {
         }
     }
 
+    /// Called holding `lock`, on the thread running the call, once it was interrupted (or may have
+    /// been): no interrupt is sent any more, and the connection runs what comes next as usual.
+    private func settle() {
+        running = nil
+        session?.interruptEnded()
+    }
+
     /// Before a statement of the call: refuses it once the call is cancelled.
     /// - Throws: `CancellationError`, or `CRUDSQLExeError` of kind `.timedOut`.
     @usableFromInline
@@ -98,7 +112,7 @@ final class CRUDCancellation: @unchecked Sendable {
     func error(replacing error: any Error) -> any Error {
         let reason: Reason? = lock.withLock {
             // The interrupt did its work: what the call runs next (a rollback) runs uninterrupted.
-            if self.reason != nil { running = nil }
+            if self.reason != nil { settle() }
             return self.reason
         }
         guard let reason else { return error }

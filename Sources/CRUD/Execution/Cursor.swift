@@ -135,6 +135,8 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
     /// decoding error naming the model.
     @usableFromInline
     func failed(_ error: any Error) -> any Error {
+        // A step that the call's cancellation interrupted throws the cancellation's error.
+        let error = session.cancellation?.error(replacing: error) ?? error
         finish(failing: error)
         let thrown: any Error = if let decoding = error as? CRUDDecoderError {
             decoding.reading(Model.self)

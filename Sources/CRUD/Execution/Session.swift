@@ -39,6 +39,9 @@ class CRUDSessionSlot: @unchecked Sendable {
     /// Makes the connection's running statement stop (`CRUDConnection.interrupt()`); safe from any
     /// thread while the session's holder runs a statement.
     func interrupt() {}
+
+    /// The interrupted call has ended (`CRUDConnection.interruptEnded()`); by the session's holder.
+    func interruptEnded() {}
 }
 
 /// One connection as the executor holds it: the driver's connection, the transaction state that
@@ -113,6 +116,8 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
 
     override func interrupt() { connection.interrupt() }
 
+    override func interruptEnded() { connection.interruptEnded() }
+
     /// Runs `body`, a call of its own, under `cancellation`: it stops the call's statements when
     /// the task is cancelled or its timeout passes.
     /// - Throws: what `body` throws; `CancellationError` or `CRUDSQLExeError` of kind `.timedOut`
@@ -126,7 +131,12 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
             self.cancellation = outer
             cancellation.end()
         }
-        return try body()
+        do {
+            return try body()
+        } catch {
+            // What the interrupt stopped outside a statement's own mapping (a catalog read).
+            throw cancellation.error(replacing: error)
+        }
     }
 
     /// Runs `body`, a synchronous call, cancelled when it runs past `timeout`; as it is without a

@@ -18,6 +18,10 @@ import Foundation
 //                                               path=…; postgres libpq keywords; mysql database=, host=,
 //                                               port=, socket=, user=, password=) with the migration tests'
 //                                               history; reports each step it ran and the steps applied
+//   crud-test-probe threads BACKEND KEY=VALUE…  the database (as migrate's) under a load of async calls, a
+//                                               transaction, a cancelled call and a timed-out one, then shut
+//                                               down; reports the process's threads before, during and after,
+//                                               and exits 1 if they do not come back to where they were
 
 struct Ledger: CRUDModel {
     let id: Int
@@ -66,6 +70,92 @@ func migrate<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
     print("applied: \(applied.joined(separator: "; "))")
 }
 
+/// The configuration that a backend's name and `KEY=VALUE` options name (`migrate`'s and `threads`'),
+/// passed to `body`.
+func withConfiguration(_ backend: String, _ options: [String: String], _ body: (any DatabaseConfigurationProtocol) async throws -> Void) async throws {
+    switch backend {
+    case "sqlite":
+        try await body(try SQLiteDatabaseConfiguration(options["path"]!, busyTimeout: .seconds(30)))
+    case "postgres":
+        try await body(try PostgresDatabaseConfiguration(parameters: options))
+    #if MySQL
+    case "mysql" where options["socket"] != nil:
+        try await body(try MySQLDatabaseConfiguration(database: options["database"]!, socket: options["socket"]!, username: options["user"],
+                                                      password: options["password"]))
+    case "mysql":
+        try await body(try MySQLDatabaseConfiguration(database: options["database"]!, host: options["host"]!,
+                                                      port: options["port"].flatMap { Int($0) }, username: options["user"],
+                                                      password: options["password"]))
+    #endif
+    default:
+        FileHandle.standardError.write(Data("crud-test-probe: no backend \(backend) in this build\n".utf8))
+        exit(2)
+    }
+}
+
+/// The `KEY=VALUE` arguments after the first `skip`.
+func options(after skip: Int) -> [String: String] {
+    var options: [String: String] = [:]
+    for pair in CommandLine.arguments.dropFirst(skip + 1) {
+        guard let equals = pair.firstIndex(of: "=") else { continue }
+        options[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+    }
+    return options
+}
+
+/// One thread of this process: its id, name and what the kernel says it waits in.
+struct ThreadState: CustomStringConvertible {
+    let id: String
+    let name: String
+    let waitsIn: String
+
+    var description: String { "\(name) (\(id), waiting in \(waitsIn))" }
+
+    /// An idle worker of Dispatch's pool, which Dispatch keeps for later work: named after its
+    /// root queue, parked on a futex. A thread blocked in a database call would wait in a poll or a
+    /// read; one of CRUD's own would be named `CRUD…`.
+    var isIdleDispatchWorker: Bool { name.contains("qos") && waitsIn.hasPrefix("futex") }
+
+    /// The threads of this process, but the one asking.
+    static func all() -> [ThreadState] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        let asking = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self"))?.split(separator: "/").last.map(String.init)
+        return tasks.filter { $0 != asking }.map { task in
+            func read(_ file: String) -> String {
+                ((try? String(contentsOfFile: "/proc/self/task/\(task)/\(file)", encoding: .utf8)) ?? "?").trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            return ThreadState(id: task, name: read("comm"), waitsIn: read("wchan"))
+        }
+    }
+}
+
+/// What a server does with a database through its life, with every path that could leave a thread
+/// behind: many tasks at once, a transaction, a statement cancelled and one timed out, shutdown.
+func exercise<C: DatabaseConfigurationProtocol>(_ configuration: C, long: String) async throws -> Int {
+    let db = Database(configuration: configuration)
+    try await db.create(Ledger.self, policy: .dropTable)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for task in 0 ..< 64 {
+            group.addTask {
+                for entry in 0 ..< 10 {
+                    try await db.table(Ledger.self).insert(Ledger(id: task * 100 + entry, transaction: task, entry: entry))
+                    _ = try await db.table(Ledger.self).where(\Ledger.transaction == task).count()
+                }
+            }
+        }
+        try await group.waitForAll()
+    }
+    try await db.transaction { tx in try await tx.table(Ledger.self).insert(Ledger(id: -1, transaction: -1, entry: -1)) }
+    let cancelled = Task { try await db.sql(long) }
+    try await Task.sleep(for: .milliseconds(200))
+    cancelled.cancel()
+    _ = await cancelled.result
+    _ = try? await db.withStatementTimeout(.milliseconds(200)) { try await db.sql(long) }
+    let during = ThreadState.all().count + 1
+    try await db.shutdown()
+    return during
+}
+
 let arguments = CommandLine.arguments.dropFirst()
 switch (arguments.first, arguments.count) {
 case ("log", 4):
@@ -105,31 +195,33 @@ case ("migrate", 3...):
     CRUDLogging.queryLogDestinations = []
     let go = arguments[arguments.startIndex + 1]
     let deadline = Date().addingTimeInterval(60)
-    while !FileManager.default.fileExists(atPath: go), Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
-    var options: [String: String] = [:]
-    for pair in arguments.dropFirst(3) {
-        guard let equals = pair.firstIndex(of: "=") else { continue }
-        options[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+    while !FileManager.default.fileExists(atPath: go), Date() < deadline { usleep(5_000) }
+    try await withConfiguration(arguments[arguments.startIndex + 2], options(after: 3)) { try migrate($0) }
+case ("threads", 2...):
+    CRUDLogging.queryLogDestinations = []
+    CRUDLogging.errorLogDestinations = []
+    // Swift's cooperative pool and Dispatch's threads started first, so that only what the database
+    // adds is counted.
+    await withTaskGroup(of: Void.self) { group in
+        for _ in 0 ..< 8 { group.addTask { _ = (0 ..< 1_000).reduce(0, +) } }
     }
-    switch arguments[arguments.startIndex + 2] {
-    case "sqlite":
-        try migrate(try SQLiteDatabaseConfiguration(options["path"]!, busyTimeout: .seconds(30)))
-    case "postgres":
-        try migrate(try PostgresDatabaseConfiguration(parameters: options))
-    #if MySQL
-    case "mysql" where options["socket"] != nil:
-        try migrate(try MySQLDatabaseConfiguration(database: options["database"]!, socket: options["socket"]!, username: options["user"],
-                                                   password: options["password"]))
-    case "mysql":
-        try migrate(try MySQLDatabaseConfiguration(database: options["database"]!, host: options["host"]!, port: options["port"].flatMap { Int($0) },
-                                                   username: options["user"], password: options["password"]))
-    #endif
-    case let backend:
-        FileHandle.standardError.write(Data("crud-test-probe migrate: no backend \(backend) in this build\n".utf8))
-        exit(2)
-    }
+    let before = Set(ThreadState.all().map(\.id))
+    var during = 0
+    let backend = arguments[arguments.startIndex + 1]
+    // A statement that runs for seconds, to cancel and to time out.
+    let long = backend == "mysql" ? "SELECT COUNT(*) FROM seq_1_to_300000000 WHERE seq % 7 = 1"
+        : "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM (SELECT x FROM c LIMIT 60000000) AS n"
+    try await withConfiguration(backend, options(after: 2)) { during = try await exercise($0, long: long) }
+    // What was under way settles: a queue's last job, a timer cancelled.
+    try await Task.sleep(for: .seconds(1))
+    let added = ThreadState.all().filter { !before.contains($0.id) }
+    let leftBehind = added.filter { !$0.isIdleDispatchWorker }
+    print("threads: \(before.count) before, \(during) during, \(added.count) added, of which \(added.count - leftBehind.count) idle in Dispatch's pool")
+    for thread in leftBehind { print("left behind: \(thread)") }
+    exit(leftBehind.isEmpty ? 0 : 1)
 default:
-    let usage = "usage: crud-test-probe log file|console PATH return|exit, commit PATH, read-then-write PATH, or migrate GO BACKEND KEY=VALUE…\n"
+    let usage = "usage: crud-test-probe log file|console PATH return|exit, commit PATH, read-then-write PATH, migrate GO BACKEND KEY=VALUE…, "
+        + "or threads BACKEND KEY=VALUE…\n"
     FileHandle.standardError.write(Data(usage.utf8))
     exit(2)
 }
