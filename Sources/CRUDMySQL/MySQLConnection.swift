@@ -46,8 +46,14 @@ public final class MySQLConnection: CRUDConnection {
     private var threadID: UInt = 0
     private let threadLock = NSLock()
 
-    init(options: MySQLConnectOptions) throws {
+    /// The dialect every connect sets, whatever the server; `nil` to take the server's own.
+    private let fixedDialect: MySQLDialect?
+
+    /// Connects with `options`. `dialect`, when given, is the connection's whatever server answers:
+    /// the one a configuration chose before any server did (`connectsOnFirstUse`).
+    init(options: MySQLConnectOptions, dialect: MySQLDialect? = nil) throws {
         self.options = options
+        fixedDialect = dialect
         target = options.description
         guard let handle = mysql_init(nil) else { throw CRUDSQLExeError("cannot connect to MySQL \(options): out of memory") }
         self.handle = handle
@@ -85,8 +91,8 @@ public final class MySQLConnection: CRUDConnection {
         }
         openingStatements.append(Self.maxAllowedPacketQuery)
         maxAllowedPacket = try integer(Self.maxAllowedPacketQuery)
-        dialect = MySQLDialect(isMariaDB: String(cString: mysql_get_server_info(handle)).contains("MariaDB"),
-                               version: Int(mysql_get_server_version(handle)))
+        dialect = fixedDialect ?? MySQLDialect(isMariaDB: String(cString: mysql_get_server_info(handle)).contains("MariaDB"),
+                                               version: Int(mysql_get_server_version(handle)))
     }
 
     /// `KILL QUERY` of this connection's statement, sent over a connection of its own (Connector/C

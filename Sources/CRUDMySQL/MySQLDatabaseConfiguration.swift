@@ -7,9 +7,15 @@ import Foundation
 /// username: "user", password: "pw"))`, or by URL, or by socket path.
 ///
 /// Connections come from a pool, as PostgreSQL's do; one broken by a server restart is replaced.
+/// A server that is down when the program starts: set the pool's `connectsOnFirstUse` (and a
+/// `connectRetry` window). Such a configuration writes the SQL that MariaDB and MySQL of every
+/// version both take, since it cannot ask the server which it is, which is MySQL's: no
+/// `RETURNING` (`returning` throws `CRUDSQLGenError`, as on MySQL), and indexes created without
+/// `IF NOT EXISTS`.
 public final class MySQLDatabaseConfiguration: DatabaseConfigurationProtocol {
     @_spi(CRUDDriver) public let executor: CRUDExecutor<MySQLConnection>
-    /// What the first connection reached: `database "app" at host:port`.
+    /// What the first connection reached: `database "app" at host:port`; with the pool's
+    /// `connectsOnFirstUse`, what the options name.
     public let target: String
 
     /// Connects over TCP (or, with `host` "localhost" and no port, the server's default socket).
@@ -23,8 +29,8 @@ public final class MySQLDatabaseConfiguration: DatabaseConfigurationProtocol {
     ///   - pool: how many connections to keep and how long a caller waits for a free one.
     /// - Throws: `CRUDSQLExeError` naming the server and saying what failed (refused, unknown host,
     ///   wrong password, missing database, timeout), with MySQL's error number as `code`, after the
-    ///   pool's `connectRetry` window where one is given; `CRUDSQLGenError` for a pool that asks to
-    ///   `connectsOnFirstUse`, which MySQL does not offer.
+    ///   pool's `connectRetry` window where one is given; nothing with the pool's
+    ///   `connectsOnFirstUse`, which connects on the first call.
     public convenience init(database: String, host: String, port: Int? = nil, username: String? = nil,
                             password: String? = nil, connectTimeout: Int = 10, pool: MySQLPoolOptions = .init()) throws {
         try self.init(options: MySQLConnectOptions(host: host, port: port, socket: nil, username: username, password: password,
@@ -56,20 +62,23 @@ public final class MySQLDatabaseConfiguration: DatabaseConfigurationProtocol {
     }
 
     init(options: MySQLConnectOptions, pool: MySQLPoolOptions) throws {
-        // The dialect depends on the server (MariaDB or MySQL, and its version), which only a
-        // connection tells.
-        guard !pool.connectsOnFirstUse else {
-            throw CRUDSQLGenError("MySQLPoolOptions.connectsOnFirstUse: a MySQL configuration connects in its initializer, since how it "
-                + "writes SQL depends on the server (MariaDB or MySQL, and its version); use connectRetry to wait for a server that is starting")
+        let layout = CRUDPoolLayout.interchangeable(minimum: pool.minimumConnections, maximum: max(1, pool.maximumConnections))
+        let peer = CRUDPeer(namespace: options.database, address: options.socket ?? options.host,
+                            port: options.socket == nil ? options.port ?? 3306 : nil)
+        if pool.connectsOnFirstUse {
+            // Which server answers (MariaDB or MySQL, and its version) is known only once one does:
+            // until then, and after, the SQL is what both take.
+            target = options.description
+            executor = CRUDExecutor(layout: layout, dialect: MySQLDialect.portable, timeout: pool.timeout, connectRetry: pool.connectRetry,
+                                    describe: "MySQL \(target)", peer: peer, statementTimeout: pool.statementTimeout) { _ in
+                try MySQLConnection(options: options, dialect: .portable)
+            }
+            return
         }
         let first = try CRUDReconnection.open(trying: pool.connectRetry) { try MySQLConnection(options: options) }
         target = first.target
-        executor = try CRUDExecutor(
-            layout: .interchangeable(minimum: pool.minimumConnections, maximum: max(1, pool.maximumConnections)),
-            first: first, timeout: pool.timeout, connectRetry: pool.connectRetry, describe: "MySQL \(first.target)",
-            peer: CRUDPeer(namespace: options.database, address: options.socket ?? options.host, port: options.socket == nil ? options.port ?? 3306 : nil),
-            statementTimeout: pool.statementTimeout
-        ) { _ in
+        executor = try CRUDExecutor(layout: layout, first: first, timeout: pool.timeout, connectRetry: pool.connectRetry,
+                                    describe: "MySQL \(first.target)", peer: peer, statementTimeout: pool.statementTimeout) { _ in
             try MySQLConnection(options: options)
         }
     }

@@ -19,6 +19,11 @@ public struct MySQLDialect: CRUDDialect {
 
     public var name: String { isMariaDB ? "MariaDB" : "MySQL" }
 
+    /// What both servers take, of every version this driver supports: for a configuration that
+    /// chooses its dialect before any server answers: MySQL's (no `RETURNING`, no `CREATE INDEX IF
+    /// NOT EXISTS`), which MariaDB takes too.
+    public static let portable = MySQLDialect(isMariaDB: false, version: 0)
+
     /// MariaDB has `CREATE INDEX IF NOT EXISTS`; MySQL has not, and says 1061 (duplicate key name)
     /// for an index that exists.
     public var createIndexIfNotExists: Bool { isMariaDB }

@@ -11,8 +11,8 @@ public struct CRUDPoolOptions: Sendable {
     /// Whether the configuration connects on the first call rather than in its initializer, so
     /// that a program starts while its server is down (and `Database.ping()` says when it can be
     /// reached). Off by default: the initializers connect at once and throw when they cannot, as
-    /// Perfect-CRUD's do. PostgreSQL only for now: a MySQL configuration refuses it, since how it
-    /// writes SQL depends on the server it reaches (give it a `connectRetry` window instead).
+    /// Perfect-CRUD's do. On MySQL it writes the SQL that MariaDB and MySQL both take, since which
+    /// server answers is not known beforehand (see `MySQLDatabaseConfiguration`).
     public var connectsOnFirstUse: Bool
     /// How long opening a connection keeps trying a server it cannot reach (refused, unknown host,
     /// timed out), waiting 50 ms after the first failure and twice as long each time after, up to
