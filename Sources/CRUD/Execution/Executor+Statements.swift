@@ -23,6 +23,15 @@ extension CRUDExecutor {
         }
     }
 
+    /// How many rows `plan` selects, counted by the database.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
+    func count(_ plan: CRUDQueryPlan) throws -> Int {
+        try query(.read, plan: { .count(plan) }) { statement in
+            guard try statement.step() else { throw CRUDSQLExeError("COUNT returned no row") }
+            return Int(try statement.readInt64(0))
+        }
+    }
+
     /// Runs a query on the statement each connection keeps for it at `slot` (prepared once per
     /// connection, `sql`): `body` binds this run's values, steps it and reads its rows.
     /// - Throws: `CRUDSQLExeError`; what `body` throws.

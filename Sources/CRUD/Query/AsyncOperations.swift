@@ -105,6 +105,13 @@ extension UpdateAble {
         }
     }
 
+    /// Sets only the columns `keys` names, a list made at run time.
+    /// - Throws: as the synchronous form.
+    @discardableResult
+    public func update(_ instance: OverAllForm, setKeys keys: [PartialKeyPath<OverAllForm>]) async throws -> Update<OverAllForm, Self> {
+        try await executor.perform(.write) { try self.update(instance, setKeys: keys) }
+    }
+
     /// Sets every column but the named ones.
     @discardableResult
     public func update(_ instance: OverAllForm, ignoreKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) async throws

@@ -54,10 +54,7 @@ extension SelectAble {
     /// How many results `select()` would give, counted by the database without reading them.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     public func count() throws -> Int {
-        try executor.query(.read, plan: { .count(plan) }) { statement in
-            guard try statement.step() else { throw CRUDSQLExeError("COUNT returned no row") }
-            return Int(try statement.readInt64(0))
-        }
+        try executor.count(plan)
     }
 
     /// The first result (with its joined children), or `nil` when there is none.

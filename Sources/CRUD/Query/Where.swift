@@ -25,4 +25,21 @@ extension WhereAble {
         plan.filter = expr
         return Where(database: database, plan: plan)
     }
+
+    /// Keeps the rows that meet every one of `conditions`; with none, every row. For filters made
+    /// from what a request gave, one query for every combination:
+    ///
+    ///     var conditions: [CRUDBooleanExpression] = []
+    ///     if let done { conditions.append(\Todo.done == done) }
+    ///     if let owner { conditions.append(\Todo.userId == owner) }
+    ///     let todos = db.table(Todo.self).order(by: \.id).where(conditions)
+    ///     let page = try await todos.page(2, size: 20)      // or select(), count(), first()
+    ///
+    /// With no condition, an update or delete of the result changes every row of the table.
+    @inlinable
+    public func `where`(_ conditions: [CRUDBooleanExpression]) -> Where<OverAllForm, Self> {
+        var plan = self.plan
+        plan.filter = conditions.dropFirst().reduce(conditions.first) { all, condition in all.map { $0 && condition } }
+        return Where(database: database, plan: plan)
+    }
 }

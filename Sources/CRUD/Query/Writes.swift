@@ -35,6 +35,7 @@ extension CRUDModel {
     /// - Throws: `CRUDSQLGenError` for a key path that names no column.
     @usableFromInline
     static func crudColumns(_ keyPaths: [PartialKeyPath<Self>], for operation: String) throws -> [Int] {
+        guard !keyPaths.isEmpty else { throw CRUDSQLGenError("\(operation): no key paths: name at least one column of \(Self.self)") }
         var columns: Set<Int> = []
         for keyPath in keyPaths {
             guard let column = crudColumnIndex(of: keyPath) else {
@@ -155,6 +156,14 @@ extension UpdateAble {
     public func update(_ instance: OverAllForm, setKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) throws
         -> Update<OverAllForm, Self> {
         try updateRows(instance, columns: try OverAllForm.crudColumns([setKeys] + rest, for: "update"))
+    }
+
+    /// Sets only the columns `keys` names, a list made at run time: the fields a PATCH request sent.
+    /// - Throws: `CRUDSQLGenError` for an empty list or a key path that names no column (before
+    ///   anything is written); `CRUDSQLExeError`, `CRUDEncoderError`.
+    @discardableResult
+    public func update(_ instance: OverAllForm, setKeys keys: [PartialKeyPath<OverAllForm>]) throws -> Update<OverAllForm, Self> {
+        try updateRows(instance, columns: try OverAllForm.crudColumns(keys, for: "update"))
     }
 
     /// Sets every column but the named ones.

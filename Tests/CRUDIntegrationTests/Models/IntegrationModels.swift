@@ -238,3 +238,15 @@ struct Reading: CRUDModel {
     var value: Double?
     var label: String
 }
+
+/// A row with things to filter, order and page by.
+struct Chore: CRUDModel, Equatable {
+    let id: Int
+    var owner: Int
+    var title: String
+    var done: Bool
+    var priority: Int
+
+    /// Not a column: what an update's key paths may not name.
+    var headline: String { title.uppercased() }
+}

@@ -90,26 +90,30 @@ struct TodosRoutes<C: DatabaseConfigurationProtocol> {
         }
     }
 
-    /// A page of todos in id order, all or those `done` says. The chain's `where` comes last, so
-    /// the page and the count are two queries, each written for both cases.
+    /// A page of todos in id order, all or those `done` says: one query for both, its conditions
+    /// made from what the request gave.
     func listTodos(done: Bool?, page: Int, size: Int) async throws -> Page<Todo> {
-        let todos = db.table(Todo.self)
-        let page = todos.order(by: \.id).limit(size, skip: (page - 1) * size)
-        if let done {
-            return Page(items: try await page.where(\Todo.done == done).select().map { $0 }, total: try await todos.where(\Todo.done == done).count())
-        }
-        return Page(items: try await page.select().map { $0 }, total: try await todos.count())
+        var conditions: [CRUDBooleanExpression] = []
+        if let done { conditions.append(\Todo.done == done) }
+        let found = try await db.table(Todo.self).order(by: \.id).where(conditions).page(page, size: size)
+        return Page(items: found.items, total: found.total)
     }
 
-    /// The todo with the changes made, read and written in one transaction.
+    /// The todo with the fields the request sent changed, and only those (a concurrent change of
+    /// another field stays), then read back, in one transaction.
     func updateTodo(_ id: Int, _ changes: TodoChanges) async throws -> Todo {
-        try await db.transaction { tx in
-            guard var todo = try await tx.table(Todo.self).where(\Todo.id == id).first() else { throw HTTPError(.notFound) }
-            if let title = changes.title { todo.title = title }
-            if let done = changes.done { todo.done = done }
+        var sent: [PartialKeyPath<Todo>] = []
+        if changes.title != nil { sent.append(\Todo.title) }
+        if changes.done != nil { sent.append(\Todo.done) }
+        guard !sent.isEmpty else { throw HTTPError(.badRequest, message: "nothing to change") }
+        let values = Todo(id: id, userId: 0, title: changes.title ?? "", done: changes.done ?? false)
+        return try await db.transaction { tx in
             // Without a `where`, Perfect-CRUD's `update` writes every row.
-            try await tx.table(Todo.self).where(\Todo.id == id).update(todo)
-            return todo
+            let todo = tx.table(Todo.self).where(\Todo.id == id)
+            guard try await todo.update(values, setKeys: sent).changedRows == 1, let updated = try await todo.first() else {
+                throw HTTPError(.notFound)
+            }
+            return updated
         }
     }
 }
