@@ -72,6 +72,14 @@ public struct MySQLDialect: CRUDDialect {
         }
     }
 
+    /// MariaDB has no `FOR SHARE`; both servers take `LOCK IN SHARE MODE`.
+    public func rowLock(_ lock: CRUDRowLock) -> String {
+        switch lock {
+        case .update: " FOR UPDATE"
+        case .share: " LOCK IN SHARE MODE"
+        }
+    }
+
     /// Every schema change commits the open transaction.
     public var transactionalDDL: Bool { false }
 

@@ -12,7 +12,7 @@ public struct SQLiteDialect: CRUDDialect {
     public var name: String { "SQLite" }
 
     /// SQLite locks the whole database for a write transaction, and has no row locks.
-    public var rowLockClause: String { "" }
+    public func rowLock(_ lock: CRUDRowLock) -> String { "" }
 
     /// `AUTOINCREMENT` keeps the largest key ever given in `sqlite_sequence`, and gives the next one
     /// above it.

@@ -33,9 +33,10 @@ public protocol CRUDDialect: Sendable {
     /// `ROLLBACK TO SAVEPOINT name`.
     func rollbackToSavepoint(_ name: String) -> String
 
-    /// What follows a `SELECT` to lock the rows it reads until the transaction ends (` FOR UPDATE`),
-    /// or `""` where the database locks no rows, only itself, for a write transaction (SQLite).
-    var rowLockClause: String { get }
+    /// What follows a `SELECT` to lock the rows it reads until the transaction ends (` FOR UPDATE`,
+    /// ` FOR SHARE`), or `""` where the database locks no rows, only itself, for a write
+    /// transaction (SQLite).
+    func rowLock(_ lock: CRUDRowLock) -> String
 
     /// What follows `LIKE pattern` to make `\` the escape character of the pattern (the chain's
     /// `starts(with:)`, `contains`, `ends(with:)` escape `%`, `_` and `\` with it).
@@ -247,7 +248,12 @@ extension CRUDDialect {
 
     public func rollbackToSavepoint(_ name: String) -> String { "ROLLBACK TO SAVEPOINT \(name)" }
 
-    public var rowLockClause: String { " FOR UPDATE" }
+    public func rowLock(_ lock: CRUDRowLock) -> String {
+        switch lock {
+        case .update: " FOR UPDATE"
+        case .share: " FOR SHARE"
+        }
+    }
 
     public var likeEscapeClause: String { " ESCAPE '\\'" }
 

@@ -53,6 +53,7 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
         if shared { session.gate.lock() }
         defer { if shared { session.gate.unlock() } }
         do {
+            try plan.validate(inTransaction: session.transactionDepth > 0)
             var joins: [JoinedChildren<Connection>?] = []
             for index in plan.joins.indices {
                 let join = plan.joins[index]

@@ -7,7 +7,7 @@ extension CRUDExecutor {
     @inlinable
     func firstRow<Model: CRUDModel>(_ plan: CRUDQueryPlan, as model: Model.Type) throws -> Model? {
         try withSession(.read) { session in
-            let query = try firstQuery(plan, values: &session.rowReadValues)
+            let query = try firstQuery(plan, inTransaction: session.transactionDepth > 0, values: &session.rowReadValues)
             func read(_ statement: Connection.Statement) throws -> Model? {
                 guard try statement.step() else { return nil }
                 do {
@@ -27,10 +27,10 @@ extension CRUDExecutor {
     }
 
     /// The checked plan's SQL for its first row and statement slot, from the select cache, and the
-    /// values it binds.
+    /// values it binds; a plan that locks its rows is refused outside a transaction.
     @usableFromInline
-    func firstQuery(_ plan: CRUDQueryPlan, values: inout [CRUDDatabaseValue]) throws -> SelectCache.Statement {
-        try plan.validate()
+    func firstQuery(_ plan: CRUDQueryPlan, inTransaction: Bool, values: inout [CRUDDatabaseValue]) throws -> SelectCache.Statement {
+        try plan.validate(inTransaction: inTransaction)
         return try SelectCache.shared.statement(plan, limit: plan.firstLimit, dialect: selectDialect, values: &values)
     }
 }

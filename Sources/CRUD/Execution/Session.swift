@@ -349,7 +349,7 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     func write<T>(recording kind: CRUDChangeKind, in table: String, idsOf query: String,
                   bind: (inout Connection.Statement) throws -> Void, _ write: () throws -> T) throws -> T {
         try transaction(.default) {
-            let ids = try withStatement(query + dialect.rowLockClause) { statement in
+            let ids = try withStatement(query + dialect.rowLock(.update)) { statement in
                 var binder = statement
                 try bind(&binder)
                 var ids: [Int] = []

@@ -62,6 +62,7 @@ public struct CRUDQueryPlan: Sendable {
         var joins: [Join] = []
         @usableFromInline var limit: Limit?
         var deferredError: CRUDSQLGenError?
+        var rowLock: CRUDRowLock?
     }
 
     /// Changes one part, in a new box: plans share boxes.
@@ -85,6 +86,12 @@ public struct CRUDQueryPlan: Sendable {
     @usableFromInline var limit: Limit? {
         get { extras?.parts.limit }
         set { change { $0.limit = newValue } }
+    }
+
+    /// How the root rows are locked until the transaction ends, if at all.
+    var rowLock: CRUDRowLock? {
+        get { extras?.parts.rowLock }
+        set { change { $0.rowLock = newValue } }
     }
 
     /// The first mistake made while chaining (a key path that names no column, a negative limit),
@@ -162,5 +169,15 @@ public struct CRUDQueryPlan: Sendable {
     /// Throws the first chaining mistake, if any.
     func validate() throws {
         if let deferredError { throw deferredError }
+    }
+
+    /// The same, for a plan about to run on a session that is in a transaction or not: a plan that
+    /// locks its rows needs one, since outside it the lock would end with the statement.
+    func validate(inTransaction: Bool) throws {
+        try validate()
+        if let rowLock, !inTransaction {
+            throw CRUDSQLGenError("\(rowLock == .update ? "forUpdate()" : "forShare()"): a row lock lasts until the transaction ends, "
+                + "and outside one it would end with the statement: read and write inside transaction { }")
+        }
     }
 }

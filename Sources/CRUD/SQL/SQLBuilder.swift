@@ -218,7 +218,8 @@ struct SQLBuilder {
     }
 
     mutating func select(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?) throws -> String {
-        try rootQuery(plan, selecting: columnList(plan.root.crudSchema, alias: "t0"), limit: limit)
+        let rows = try rootQuery(plan, selecting: columnList(plan.root.crudSchema, alias: "t0"), limit: limit)
+        return plan.rowLock.map { rows + dialect.rowLock($0) } ?? rows
     }
 
     /// How many rows `select` returns.

@@ -196,6 +196,7 @@ private enum ShapeWalk {
                 visitor.value(.integer(Int64(limit.skip)))
             }
         }
+        if let rowLock = plan.rowLock { visitor.token(rowLock == .update ? -3 : -4) }
         return true
     }
 

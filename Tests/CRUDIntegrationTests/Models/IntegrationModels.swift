@@ -250,3 +250,9 @@ struct Chore: CRUDModel, Equatable {
     /// Not a column: what an update's key paths may not name.
     var headline: String { title.uppercased() }
 }
+
+/// A number that transactions read and write back changed.
+struct Tally: CRUDModel, Equatable {
+    let id: Int
+    var value: Int
+}
