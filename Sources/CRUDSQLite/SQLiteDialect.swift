@@ -14,6 +14,9 @@ public struct SQLiteDialect: CRUDDialect {
     /// SQLite locks the whole database for a write transaction, and has no row locks.
     public func rowLock(_ lock: CRUDRowLock) -> String { "" }
 
+    /// A deferred transaction takes its snapshot at its first read, and a reader connection cannot write.
+    public var snapshotTransaction: TransactionMode { .deferred }
+
     /// `AUTOINCREMENT` keeps the largest key ever given in `sqlite_sequence`, and gives the next one
     /// above it.
     public var neverReusedKeyClause: String { " AUTOINCREMENT" }

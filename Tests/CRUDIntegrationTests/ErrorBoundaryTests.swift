@@ -106,6 +106,8 @@ extension LoggingTests {
         boundary.expectOne("cursor") { _ = try wrong.cursor() }
         boundary.expectOne("first") { _ = try wrong.first() }
         boundary.expectOne("count") { _ = try wrong.count() }
+        boundary.expectOne("page") { _ = try wrong.page(1, size: 2) }
+        boundary.expectOne("page of size 0") { _ = try rows.page(1, size: 0) }
         boundary.expectOne("exists") { _ = try wrong.exists() }
         boundary.expectOne("sum") { _ = try wrong.sum(\.n) }
         boundary.expectOne("min") { _ = try wrong.min(\.n) }
@@ -189,6 +191,7 @@ extension LoggingTests {
         await boundary.expectOne("async stream") { for try await _ in wrong.select() {} }
         await boundary.expectOne("async first") { _ = try await wrong.first() }
         await boundary.expectOne("async count") { _ = try await wrong.count() }
+        await boundary.expectOne("async page") { _ = try await wrong.page(1, size: 2) }
         await boundary.expectOne("async exists") { _ = try await wrong.exists() }
         await boundary.expectOne("async sum") { _ = try await wrong.sum(\.n) }
         await boundary.expectOne("async min") { _ = try await wrong.min(\.n) }

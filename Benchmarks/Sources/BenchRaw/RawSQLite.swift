@@ -158,6 +158,9 @@ public final class RawImplementation: BenchImplementation, BenchConnectionPerThr
     /// parents.
     public func parentsWithChildren() throws -> Checksum {
         typealias Child = (id: Int64, parentId: Int64, name: String, value: Double)
+        // Both queries in one snapshot, as CRUD's join reads them.
+        try handle.exec("BEGIN DEFERRED")
+        defer { try? handle.exec("COMMIT") }
         let children = try handle.prepare(#"SELECT "id", "parentId", "name", "value" FROM children WHERE "parentId" IN (SELECT "id" FROM parents)"#)
         defer { sqlite3_finalize(children) }
         var byParent: [Int64: [Child]] = [:]

@@ -38,6 +38,10 @@ public protocol CRUDDialect: Sendable {
     /// transaction (SQLite).
     func rowLock(_ lock: CRUDRowLock) -> String
 
+    /// The transaction in which every statement reads the same snapshot of the database, and none
+    /// writes: what a join's two queries run in outside a transaction of the caller's.
+    var snapshotTransaction: TransactionMode { get }
+
     /// What follows `LIKE pattern` to make `\` the escape character of the pattern (the chain's
     /// `starts(with:)`, `contains`, `ends(with:)` escape `%`, `_` and `\` with it).
     var likeEscapeClause: String { get }
@@ -254,6 +258,8 @@ extension CRUDDialect {
         case .share: " FOR SHARE"
         }
     }
+
+    public var snapshotTransaction: TransactionMode { .isolation(.repeatableRead, readOnly: true) }
 
     public var likeEscapeClause: String { " ESCAPE '\\'" }
 

@@ -30,6 +30,9 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
     private let started: UInt64
     /// The statement's measurement for the metrics and traces, when there are any.
     private var measurement: CRUDInstruments.Measurement?
+    /// Whether the cursor opened the transaction its root query and its joins' children read one
+    /// snapshot in, which it ends as it finishes.
+    private var ownsSnapshot = false
 
     /// Runs the query on the current transaction's session, or on one leased for `hold`.
     convenience init(executor: CRUDExecutor<Connection>, plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, hold: CRUDHold = .brief) throws {
@@ -54,6 +57,14 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
         defer { if shared { session.gate.unlock() } }
         do {
             try plan.validate(inTransaction: session.transactionDepth > 0)
+            // A join reads its children in a second statement: outside the caller's transaction, in
+            // one of its own, so that both read the same rows. A connection shared by every caller
+            // (an in-memory database's) would put the others' statements in it: there they read as
+            // they come.
+            if !plan.joins.isEmpty, session.transactionDepth == 0, session.role != .single {
+                try session.begin(executor.dialect.snapshotTransaction)
+                ownsSnapshot = true
+            }
             var joins: [JoinedChildren<Connection>?] = []
             for index in plan.joins.indices {
                 let join = plan.joins[index]
@@ -72,6 +83,7 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
         } catch {
             if !sql.isEmpty { CRUDLogging.statementRan(sql, since: started) }
             if let measurement { session.instruments?.end(measurement, error: error) }
+            if ownsSnapshot { session.rollBack() }
             if leased { executor.giveBack(session) }
             throw error
         }
@@ -159,8 +171,24 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
             if let measurement { session.instruments?.end(measurement, error: error) }
             if locksEachStep { session.gate.lock() }
             session.connection.release(statement)
+            endSnapshot()
             if locksEachStep { session.gate.unlock() }
             if leased { executor.giveBack(session) }
+        }
+    }
+}
+
+extension CRUDCursor {
+    /// Ends the transaction the cursor opened for its snapshot, once its statement is released: it
+    /// wrote nothing, so its commit only ends it; one that fails (the connection was lost) leaves
+    /// nothing to undo.
+    private func endSnapshot() {
+        guard ownsSnapshot else { return }
+        ownsSnapshot = false
+        do {
+            try session.commit()
+        } catch {
+            session.rollBack()
         }
     }
 }

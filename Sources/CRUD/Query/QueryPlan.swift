@@ -175,7 +175,7 @@ public struct CRUDQueryPlan: Sendable {
     /// locks its rows needs one, since outside it the lock would end with the statement.
     func validate(inTransaction: Bool) throws {
         try validate()
-        if let rowLock, !inTransaction {
+        if !inTransaction, let rowLock {
             throw CRUDSQLGenError("\(rowLock == .update ? "forUpdate()" : "forShare()"): a row lock lasts until the transaction ends, "
                 + "and outside one it would end with the statement: read and write inside transaction { }")
         }

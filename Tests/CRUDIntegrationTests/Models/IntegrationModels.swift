@@ -256,3 +256,15 @@ struct Tally: CRUDModel, Equatable {
     let id: Int
     var value: Int
 }
+
+/// A parent that says how many children it has, which a writer keeps true in every transaction.
+struct Shelf: CRUDModel, Equatable {
+    let id: Int
+    var bookCount: Int
+    var books: [Book]?
+}
+
+struct Book: CRUDModel, Equatable {
+    let id: Int
+    var shelfId: Int
+}
