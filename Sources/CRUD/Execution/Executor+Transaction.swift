@@ -19,6 +19,21 @@ extension CRUDExecutor {
         }
     }
 
+    /// Runs `body`, whose calls only read, so that they all read one snapshot of the database: in
+    /// the caller's transaction, else in a read-only transaction of their own on one session.
+    func inSnapshot<T>(_ body: () throws -> T) throws -> T {
+        try reporting {
+            if let bound = boundSession() {
+                return try bound.locked { bound.transactionDepth > 0 ? try body() : try bound.transaction(dialect.snapshotTransaction, body) }
+            }
+            let session = typed(try pool.lease(.read))
+            defer { pool.giveBack(session) }
+            return try session.locked {
+                try CRUDBindings.$current.withValue(binding(session)) { try session.transaction(dialect.snapshotTransaction, body) }
+            }
+        }
+    }
+
     /// Begins a transaction that stays open across calls (a savepoint inside one) on the one
     /// connection of a child or an in-memory database.
     /// - Throws: `CRUDSQLGenError` for a pooled database; `CRUDSQLExeError`.

@@ -32,22 +32,23 @@ extension SelectAble {
     /// are in all. The order is made stable: the table's primary key is added as the last term of
     /// the query's order (a query without an order is ordered by it), so that rows with equal
     /// order keys do not move between pages. On a joined query the pages are of root rows, each
-    /// with its children. The total is counted just before the page is read, in one call of its
-    /// own: inside a transaction (or with the async form, on one connection) both see the same rows.
+    /// with its children. The total and the page read one snapshot: the caller's transaction, or a
+    /// read-only one of their own.
     /// - Throws: `CRUDSQLGenError` for a number or size below 1, a query with a limit of its own
     ///   (the page sets it), or a table without a primary key and no order; `CRUDSQLExeError`;
     ///   `CRUDDecoderError`.
     public func page(_ number: Int, size: Int) throws -> CRUDPage<OverAllForm> {
         let paged = try executor.building { try plan.paged(number, size: size) }
-        let total = try executor.count(paged.counted)
-        var items: [OverAllForm] = []
-        let cursor: CRUDCursor<OverAllForm, DatabaseType.Configuration.Connection> = try executor.cursor(
-            paged.rows, limit: paged.limit, hold: CRUDConnectionPool.callerIsTask ? .acrossSuspension : .brief)
-        try cursor.forEachRemaining { items.append($0) }
-        return CRUDPage(items: items, total: total, number: number, size: size)
+        return try executor.inSnapshot {
+            let total = try executor.count(paged.counted)
+            var items: [OverAllForm] = []
+            let cursor: CRUDCursor<OverAllForm, DatabaseType.Configuration.Connection> = try executor.cursor(paged.rows, limit: paged.limit)
+            try cursor.forEachRemaining { items.append($0) }
+            return CRUDPage(items: items, total: total, number: number, size: size)
+        }
     }
 
-    /// The same, both statements on one connection, waiting for it without blocking a thread.
+    /// The same, waiting for a connection without blocking a thread.
     /// - Throws: as the synchronous form.
     public func page(_ number: Int, size: Int) async throws -> CRUDPage<OverAllForm> {
         try await executor.perform(.read) { try self.page(number, size: size) }
