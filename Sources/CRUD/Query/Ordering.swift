@@ -37,6 +37,31 @@ extension OrderAble {
         return Ordering(database: database, plan: plan)
     }
 
+    /// Sorts the root rows (not the children) by the children of the join just before: ascending by
+    /// each root row's smallest value of the column, so that the root row whose first child comes
+    /// first comes first; `order(by:)` there would sort each root row's children instead. All its
+    /// children count, whatever a `where` keeps; a root row without children (or with only NULLs)
+    /// sorts as NULL does, first.
+    ///
+    ///     // Users whose earliest todo is due first, each with its todos by due date.
+    ///     try db.table(User.self).join(\.todos, on: \.id, equals: \.userId).orderParents(by: \.dueAt).order(by: \.dueAt)
+    ///
+    /// Naming a model other than the join's makes the query throw `CRUDSQLGenError` when it runs.
+    public func orderParents(by: PartialKeyPath<Form>...) -> Ordering<OverAllForm, Self> {
+        var plan = self.plan
+        plan.addParentOrder(by, descending: false)
+        return Ordering(database: database, plan: plan)
+    }
+
+    /// Sorts the root rows descending by the children of the join just before: by each root row's
+    /// largest value of the column, so that the root row whose latest child is latest comes first;
+    /// a root row without children comes last.
+    public func orderParents(descending by: PartialKeyPath<Form>...) -> Ordering<OverAllForm, Self> {
+        var plan = self.plan
+        plan.addParentOrder(by, descending: true)
+        return Ordering(database: database, plan: plan)
+    }
+
     /// Sorts descending by the generated columns; NULLs last.
     public func order(descending by: any CRUDTableColumn<Form>...) -> Ordering<OverAllForm, Self> {
         var plan = self.plan

@@ -6,6 +6,10 @@ public struct CRUDQueryPlan: Sendable {
     struct Order: Sendable {
         var column: Int
         var descending: Bool
+        /// For a root order term by a joined column (`orderParents`): the join whose children's
+        /// column `column` is, the smallest value of each root row's children ascending, the largest
+        /// descending.
+        var joined: Int? = nil
     }
 
     @usableFromInline
@@ -144,6 +148,20 @@ public struct CRUDQueryPlan: Sendable {
             order += terms
         } else {
             joins[joins.count - 1].order += terms
+        }
+    }
+
+    /// Orders the root rows by the most recent join's children, whose model `keyPaths` name.
+    mutating func addParentOrder<Model: CRUDModel>(_ keyPaths: [PartialKeyPath<Model>], descending: Bool) {
+        guard let join = joins.indices.last, joins[join].model == Model.self else {
+            return deferError(CRUDSQLGenError("orderParents: it orders the root rows by the children of the join just before it, "
+                + "and \(Model.self) is not that join's model: call it right after join(…) of \(Model.self)"))
+        }
+        for keyPath in keyPaths {
+            guard let column = Model.crudColumnIndex(of: keyPath) else {
+                return deferError(CRUDSQLGenError("orderParents: \(keyPath) names no column of \(Model.self)"))
+            }
+            order.append(Order(column: column, descending: descending, joined: join))
         }
     }
 

@@ -166,12 +166,43 @@ struct SQLBuilder {
 
     private mutating func orderClause(_ order: [CRUDQueryPlan.Order], of schema: CRUDTableSchema, alias: String) -> String {
         guard !order.isEmpty else { return "" }
-        let terms = order.map { term -> String in
-            let column = schema.columns[term.column]
-            var text = qualified(alias, column.name) + (term.descending ? " DESC" : " ASC")
-            // One NULL order on every backend: first when ascending, last when descending.
-            if column.isOptional { text += dialect.nullOrdering(descending: term.descending) }
-            return text
+        return " ORDER BY " + order.map { columnOrder(schema.columns[$0.column], alias: alias, descending: $0.descending) }.joined(separator: ", ")
+    }
+
+    /// Where a join's children come from (their table as `alias`, joined with the junction table as
+    /// `pivotAlias` if there is one) and the column holding the parent key each belongs to.
+    private func childSource(_ join: CRUDQueryPlan.Join, alias: String, pivotAlias: String) -> (from: String, key: String) {
+        let child = join.model.crudSchema
+        let from = "\(quote(child.name)) AS \(alias)"
+        guard let pivot = join.pivot else { return (from, qualified(alias, child.columns[join.childColumn].name)) }
+        let pivotSchema = pivot.model.crudSchema
+        return (from + " JOIN \(quote(pivotSchema.name)) AS \(pivotAlias) ON \(qualified(pivotAlias, pivotSchema.columns[pivot.childColumn].name))"
+                    + " = \(qualified(alias, child.columns[join.childColumn].name))",
+                qualified(pivotAlias, pivotSchema.columns[pivot.parentColumn].name))
+    }
+
+    /// One order term by a column.
+    private func columnOrder(_ column: CRUDColumnSchema, alias: String, descending: Bool) -> String {
+        let text = qualified(alias, column.name) + (descending ? " DESC" : " ASC")
+        // One NULL order on every backend: first when ascending, last when descending.
+        return column.isOptional ? text + dialect.nullOrdering(descending: descending) : text
+    }
+
+    /// The root rows' order, where a term may be by a join's children (`orderParents`): the
+    /// smallest (ascending) or largest (descending) value of each root row's children, read by a
+    /// subquery, NULL for a root row without any.
+    private mutating func rootOrderClause(_ plan: CRUDQueryPlan) -> String {
+        let root = plan.root.crudSchema
+        guard plan.order.contains(where: { $0.joined != nil }) else { return orderClause(plan.order, of: root, alias: "t0") }
+        let terms = plan.order.enumerated().map { index, term -> String in
+            guard let joined = term.joined else { return columnOrder(root.columns[term.column], alias: "t0", descending: term.descending) }
+            let join = plan.joins[joined]
+            let child = join.model.crudSchema
+            let alias = "o\(index)"
+            let (from, key) = childSource(join, alias: alias, pivotAlias: alias + "p")
+            let value = "(SELECT \(term.descending ? "MAX" : "MIN")(\(qualified(alias, child.columns[term.column].name))) FROM \(from)"
+                + " WHERE \(key) = \(qualified("t0", root.columns[join.parentColumn].name)))"
+            return value + (term.descending ? " DESC" : " ASC") + dialect.nullOrdering(descending: term.descending)
         }
         return " ORDER BY " + terms.joined(separator: ", ")
     }
@@ -190,7 +221,7 @@ struct SQLBuilder {
         if let filter = plan.filter {
             sql += " WHERE " + (try rootCondition(filter, of: plan))
         }
-        if ordered || limit != nil { sql += orderClause(plan.order, of: root, alias: "t0") }
+        if ordered || limit != nil { sql += rootOrderClause(plan) }
         sql += limitClause(limit)
         return sql
     }
@@ -235,17 +266,8 @@ struct SQLBuilder {
         let child = join.model.crudSchema
         let childAlias = Self.childAlias(index)
         var scope = Scope()
-        var from = "\(quote(child.name)) AS \(childAlias)"
-        let key: String
-        if let pivot = join.pivot {
-            let pivotSchema = pivot.model.crudSchema
-            let pivotAlias = Self.pivotAlias(index)
-            from += " JOIN \(quote(pivotSchema.name)) AS \(pivotAlias) ON \(qualified(pivotAlias, pivotSchema.columns[pivot.childColumn].name)) = \(qualified(childAlias, child.columns[join.childColumn].name))"
-            key = qualified(pivotAlias, pivotSchema.columns[pivot.parentColumn].name)
-            scope.add(pivot.model, pivotAlias)
-        } else {
-            key = qualified(childAlias, child.columns[join.childColumn].name)
-        }
+        let (from, key) = childSource(join, alias: childAlias, pivotAlias: Self.pivotAlias(index))
+        if let pivot = join.pivot { scope.add(pivot.model, Self.pivotAlias(index)) }
         scope.add(join.model, childAlias)
         let parents = dialect.inSubquery(try rootQuery(plan, selecting: qualified("t0", root.columns[join.parentColumn].name), limit: limit),
                                          column: quote(root.columns[join.parentColumn].name))
