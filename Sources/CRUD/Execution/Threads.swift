@@ -3,7 +3,9 @@ import Foundation
 /// Threads of the library's that tasks can run on, so that their database calls need no hop.
 ///
 /// An `async` operation normally waits for a connection, hops to the connection's queue for the
-/// blocking C calls, and hops back: two thread switches, about as long as a point lookup in SQLite.
+/// blocking C calls, and hops back: two thread switches, which from Swift's default executor cost
+/// 20 to 22 µs a call, four times a raw autocommit point lookup in SQLite and ten times one inside
+/// a transaction (on these threads, about 2 µs).
 /// A task that does much database work can prefer these threads instead:
 ///
 ///     try await withTaskExecutorPreference(CRUDThreads.shared) { … }
