@@ -296,13 +296,18 @@ public final class PostgresStatement: CRUDStatement {
 
     /// Text, and JSON as text: `json` comes as it is, binary `jsonb` after a version byte (1).
     public func readText(_ column: Int) throws -> String {
+        try withTextBytes(column) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The text's bytes where libpq keeps them; a `jsonb` value's after its version byte.
+    public func withTextBytes<T>(_ column: Int, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
         guard !isNull(column) else { throw wrongType(column, expected: "text") }
         let type = columnType(column)
-        if TypeOID.isText(type) || type == TypeOID.json { return String(decoding: bytes(column), as: UTF8.self) }
+        if TypeOID.isText(type) || type == TypeOID.json { return try body(bytes(column)) }
         guard type == TypeOID.jsonb else { throw wrongType(column, expected: "text") }
         let value = bytes(column)
         guard value.first == 1 else { throw decodingError(column, "jsonb of an unknown binary version \(value.first.map(String.init) ?? "none")") }
-        return String(decoding: value.dropFirst(), as: UTF8.self)
+        return try body(UnsafeRawBufferPointer(rebasing: value.dropFirst()))
     }
 
     public func readBlob(_ column: Int) throws -> [UInt8] {

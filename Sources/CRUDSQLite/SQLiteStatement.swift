@@ -174,6 +174,13 @@ public final class SQLiteStatement: CRUDStatement {
         return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
     }
 
+    public func withTextBytes<T>(_ column: Int, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
+        let value = value(column)
+        guard sqlite3_value_type(value) == SQLITE_TEXT else { throw wrongStorage(column, expected: "TEXT") }
+        let text = sqlite3_value_text(value)
+        return try body(UnsafeRawBufferPointer(start: text, count: text == nil ? 0 : Int(sqlite3_value_bytes(value))))
+    }
+
     private func withBlob<T>(_ column: Int, _ body: (UnsafeRawBufferPointer) -> T) throws -> T {
         let value = value(column)
         guard sqlite3_value_type(value) == SQLITE_BLOB else { throw wrongStorage(column, expected: "BLOB") }

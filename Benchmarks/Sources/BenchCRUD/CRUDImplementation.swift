@@ -21,6 +21,7 @@ public final class CRUDImplementation: BenchImplementation {
     public func chainLookup(_ ids: [Int64]) throws -> Checksum { try workloads.db.transaction { try workloads.chainLookup(ids) } }
     public func filtered(_ thresholds: [Double]) throws -> Checksum { try workloads.filtered(thresholds) }
     public func parentsWithChildren() throws -> Checksum { try workloads.parentsWithChildren() }
+    public func documents() throws -> Checksum { try workloads.documents() }
 }
 
 extension CRUDImplementation: BenchConcurrentImplementation {
@@ -191,6 +192,13 @@ struct CRUDWorkloads<Configuration: DatabaseConfigurationProtocol> {
         for threshold in thresholds {
             try ordered.where(\BenchItem.score >= threshold).forEach { Self.add($0, to: &checksum) }
         }
+        return checksum
+    }
+
+    /// Every document, its `CRUDJSON` payload decoded by the generated reader.
+    func documents() throws -> Checksum {
+        var checksum = Checksum()
+        try db.table(BenchDocument.self).forEach { checksum.add(documentId: $0.id, payload: $0.payload.value) }
         return checksum
     }
 

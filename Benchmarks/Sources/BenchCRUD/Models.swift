@@ -1,3 +1,4 @@
+import BenchCore
 import CRUD
 import Foundation
 
@@ -24,4 +25,10 @@ struct BenchChild: CRUDModel, TableNameProvider {
     var parentId: Int64
     var name: String
     var value: Double
+}
+
+struct BenchDocument: CRUDModel, TableNameProvider {
+    static let tableName = "documents"
+    let id: Int64
+    var payload: CRUDJSON<DocumentPayload>
 }

@@ -15,6 +15,7 @@ public enum Schema {
         """,
         #"CREATE TABLE parents ("id" INTEGER PRIMARY KEY NOT NULL, "name" TEXT NOT NULL)"#,
         #"CREATE TABLE children ("id" INTEGER PRIMARY KEY NOT NULL, "parentId" INTEGER NOT NULL, "name" TEXT NOT NULL, "value" REAL NOT NULL)"#,
+        #"CREATE TABLE documents ("id" INTEGER PRIMARY KEY NOT NULL, "payload" TEXT NOT NULL)"#,
     ]
 
     /// Indexes of the read database: the filtered query reads through `score`'s, the join through
@@ -46,12 +47,24 @@ public protocol BenchImplementation: BenchServerImplementation {
     func parentsWithChildren() throws -> Checksum
     /// Reads each item by primary key, written as a one-off query.
     func chainLookup(_ ids: [Int64]) throws -> Checksum
+    /// Reads every document, decoding its JSON payload.
+    func documents() throws -> Checksum
 }
 
 extension BenchImplementation {
     /// Reads each item by primary key as the library's articles write a one-off lookup; for raw
     /// sqlite3 and GRDB that is their `lookup` (a prepared statement; `fetchOne(db, key:)`).
     public func chainLookup(_ ids: [Int64]) throws -> Checksum { try lookup(ids) }
+
+    /// Measured for raw sqlite3 and CRUD only.
+    public func documents() throws -> Checksum {
+        throw BenchSkipped()
+    }
+}
+
+/// A workload an implementation does not run.
+public struct BenchSkipped: Error {
+    public init() {}
 }
 
 /// Workloads run by several workers at once on one database, each with a share of the work; the

@@ -156,6 +156,21 @@ public final class RawImplementation: BenchImplementation, BenchConnectionPerThr
 
     /// The two queries CRUD runs: the children of the selected parents, grouped by parent, then the
     /// parents.
+    /// Every document, its payload decoded with Foundation's `JSONDecoder` straight from SQLite's
+    /// bytes: one decoder for the whole read.
+    public func documents() throws -> Checksum {
+        let statement = try handle.prepare(#"SELECT "id", "payload" FROM documents"#)
+        defer { sqlite3_finalize(statement) }
+        let decoder = JSONDecoder()
+        var checksum = Checksum()
+        while try handle.step(statement) {
+            let bytes = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: sqlite3_column_blob(statement, 1)!),
+                             count: Int(sqlite3_column_bytes(statement, 1)), deallocator: .none)
+            checksum.add(documentId: sqlite3_column_int64(statement, 0), payload: try decoder.decode(DocumentPayload.self, from: bytes))
+        }
+        return checksum
+    }
+
     public func parentsWithChildren() throws -> Checksum {
         typealias Child = (id: Int64, parentId: Int64, name: String, value: Double)
         // Both queries in one snapshot, as CRUD's join reads them.
@@ -217,6 +232,16 @@ public enum BenchDatabase {
                 _ = try handle.step(child)
                 sqlite3_reset(child)
             }
+        }
+        let document = try handle.prepare("INSERT INTO documents (id, payload) VALUES (?1, ?2)")
+        defer { sqlite3_finalize(document) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        for id in 1 ... Int64(dataset.documents) {
+            sqlite3_bind_int64(document, 1, id)
+            bindText(document, 2, String(decoding: try encoder.encode(DocumentPayload.of(id)), as: UTF8.self))
+            _ = try handle.step(document)
+            sqlite3_reset(document)
         }
         try handle.exec("COMMIT")
     }

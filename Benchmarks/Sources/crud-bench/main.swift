@@ -21,7 +21,8 @@ struct Options {
     /// How long the soak runs.
     var seconds = 600.0
 
-    static let workloads = ["memory", "insert", "fetch", "lookup", "chain-lookup", "filtered", "join", "generator", "concurrent", "observed", "soak"]
+    static let workloads = ["memory", "insert", "fetch", "lookup", "chain-lookup", "filtered", "join", "json", "generator", "concurrent", "observed",
+                            "soak"]
     static let usage = """
         USAGE: crud-bench [--n rows] [--rounds count] [--only workload,...] [--implementations name,...] [--backends name,...]
 
@@ -163,7 +164,7 @@ func run(_ options: Options, implementations: Implementations) throws {
     print("crud-bench: \(options.rows) rows, \(options.rounds) rounds, median of each; rounds interleave the implementations")
 
     let readPath = directory.appending(path: "read.sqlite").path
-    if selected.contains(where: { ["fetch", "lookup", "chain-lookup", "filtered", "join", "concurrent"].contains($0) }) {
+    if selected.contains(where: { ["fetch", "lookup", "chain-lookup", "filtered", "join", "json", "concurrent"].contains($0) }) {
         try BenchDatabase.fill(at: readPath, with: dataset)
     }
     func reading(_ body: @escaping (any BenchImplementation) throws -> Checksum) -> (Int) throws -> (Duration, Checksum) {
@@ -209,6 +210,13 @@ func run(_ options: Options, implementations: Implementations) throws {
             rows.append(("filtered, ordered, limit \(Dataset.filteredLimit) ×\(dataset.thresholds.count)", try measure("filtered", rounds: options.rounds, implementations: names, reading { try $0.filtered(dataset.thresholds) })))
         case "join":
             rows.append(("\(dataset.parents) parents × \(dataset.childrenPerParent) children", try measure("join", rounds: options.rounds, implementations: names, reading { try $0.parentsWithChildren() })))
+        case "json":
+            // Raw sqlite3 with Foundation's decoder, and CRUD's CRUDJSON column; GRDB is not measured here.
+            let measured = names.indices.filter { ["raw sqlite3", "CRUD"].contains(names[$0]) }
+            let times = try measure("json", rounds: options.rounds, implementations: measured.map { names[$0] }) { index in
+                try reading { try $0.documents() }(measured[index])
+            }
+            rows.append(("\(dataset.documents) JSON documents decoded", names.map { name in measured.firstIndex { names[$0] == name }.map { times[$0] } ?? .nan }))
         case "generator":
             let models = try generatorFiles(in: directory)
             let executable = try crudGenExecutable()

@@ -17,12 +17,7 @@ extension CRUDJSONValue {
     /// Decodes the column's JSON.
     /// - Throws: `CRUDDecoderError` naming the column when it is NULL, not JSON, or JSON of another shape.
     public init<Row: CRUDRowReader>(crudRow row: Row, column: Int) throws {
-        let text = try row.readText(column)
-        do {
-            self = try JSONDecoder().decode(Self.self, from: Data(text.utf8))
-        } catch {
-            throw row.decodingError(column, "\(CRUDJSONProblem(error)) (decoding \(Self.self) from \(CRUDJSONProblem.excerpt(text)))")
-        }
+        self = try decodeJSON(Self.self, row: row, column: column)
     }
 
     /// Binds the value's JSON as text.
@@ -40,6 +35,26 @@ extension CRUDJSONValue {
     }
 }
 
+/// The decoder of every JSON column: one for all, since making one costs about as much as decoding
+/// a small value, and its `decode` keeps its state per call.
+private let crudJSONDecoder = JSONDecoder()
+
+/// A `type` decoded from `column`'s JSON, read where the driver keeps its bytes.
+/// - Throws: `CRUDDecoderError` naming the column when it is NULL, not JSON, or JSON of another shape.
+private func decodeJSON<Value: Decodable, Row: CRUDRowReader>(_ type: Value.Type, row: Row, column: Int) throws -> Value {
+    try row.withTextBytes(column) { bytes in
+        // The decoder is done with the bytes as it returns.
+        let json = bytes.isEmpty ? Data()
+            : Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: bytes.baseAddress!), count: bytes.count, deallocator: .none)
+        do {
+            return try crudJSONDecoder.decode(Value.self, from: json)
+        } catch {
+            let text = String(decoding: bytes, as: UTF8.self)
+            throw row.decodingError(column, "\(CRUDJSONProblem(error)) (decoding \(Value.self) from \(CRUDJSONProblem.excerpt(text)))")
+        }
+    }
+}
+
 /// Any `Codable` value stored in one column as JSON: an array, a dictionary, a type of another
 /// module. `var tags: CRUDJSON<[String]>`, read and written as `tags.value`.
 public struct CRUDJSON<Value: Codable & Sendable>: CRUDJSONValue, Sendable {
@@ -49,6 +64,12 @@ public struct CRUDJSON<Value: Codable & Sendable>: CRUDJSONValue, Sendable {
     /// `value`, to be stored as JSON.
     public init(_ value: Value) {
         self.value = value
+    }
+
+    /// Decodes the column's JSON as the wrapped value, without a wrapper's container in between.
+    /// - Throws: `CRUDDecoderError` naming the column when it is NULL, not JSON, or JSON of another shape.
+    public init<Row: CRUDRowReader>(crudRow row: Row, column: Int) throws {
+        value = try decodeJSON(Value.self, row: row, column: column)
     }
 
     /// Decodes the wrapped value itself, so the column holds `["a","b"]`, not `{"value":["a","b"]}`.

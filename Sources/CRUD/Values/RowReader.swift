@@ -19,6 +19,10 @@ public protocol CRUDRowReader {
     /// The column's text, UTF-8 decoded.
     /// - Throws: `CRUDDecoderError` when the column is NULL or holds no text.
     func readText(_ column: Int) throws -> String
+    /// Calls `body` with the column's text as UTF-8 bytes, which last only for the call: what a JSON
+    /// column is decoded from, without making a `String` of it. The default reads `readText`.
+    /// - Throws: as `readText`; what `body` throws.
+    func withTextBytes<T>(_ column: Int, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T
     /// The column's bytes.
     /// - Throws: `CRUDDecoderError` when the column is NULL or holds no bytes.
     func readBlob(_ column: Int) throws -> [UInt8]
@@ -50,5 +54,12 @@ extension CRUDRowReader {
     /// An error that names the column by position only.
     public func decodingError(_ column: Int, _ problem: String) -> CRUDDecoderError {
         CRUDDecoderError("column \(column): \(problem)")
+    }
+}
+
+extension CRUDRowReader {
+    public func withTextBytes<T>(_ column: Int, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
+        var text = try readText(column)
+        return try text.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
     }
 }
