@@ -94,9 +94,9 @@ public struct CRUDSQLExeError: CRUDReportableError, CustomStringConvertible, Sen
         case conflictTargetNotUnique
         /// The database was shut down (`Database.shutdown()`): it runs nothing more.
         case shutDown
-        /// The call's statement ran past its statement timeout (`Database.statementTimeout`,
-        /// `Database.withStatementTimeout`) and was cancelled: nothing of it is committed, and the
-        /// connection is usable again.
+        /// The call's statement ran past its statement timeout (the configuration's
+        /// `statementTimeout`, or `Database.withStatementTimeout`) and was cancelled: nothing of it
+        /// is committed, and the connection is usable again.
         case timedOut
         /// Anything else; `code` has the database's own code.
         case other

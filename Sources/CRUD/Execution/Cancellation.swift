@@ -3,7 +3,7 @@ import Foundation
 
 /// The cancellation of one call's statements: by its task's cancellation, or by its statement
 /// timeout. While the call runs on a session, cancelling interrupts the connection's running
-/// statement (the driver's `interrupt()`: `sqlite3_interrupt`, `PQcancel`, `KILL QUERY`), again
+/// statement (the driver's `interrupt()`: SQLite's progress handler, `PQcancel`, `KILL QUERY`), again
 /// every `retryInterval` until the call ends, since an interrupt that comes between two
 /// statements, or before the server received one, stops nothing. Statements the call starts after
 /// the cancellation are refused before they run. The error the interrupted statement throws
@@ -127,7 +127,7 @@ final class CRUDCancellation: @unchecked Sendable {
             let failed = error as? CRUDSQLExeError
             return CRUDSQLExeError("the statement ran past its timeout of \(CRUDLogging.milliseconds(timeout)) ms and was cancelled: "
                 + "nothing of it is committed (a transaction it was in is rolled back); raise the timeout "
-                + "(Database.statementTimeout, withStatementTimeout) or make the statement faster",
+                + "(the configuration's statementTimeout, or db.withStatementTimeout for a task) or make the statement faster",
                 sql: failed?.sql, code: failed?.code, databaseMessage: failed?.databaseMessage, kind: .timedOut)
         }
     }

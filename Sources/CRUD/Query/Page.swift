@@ -72,7 +72,8 @@ extension CRUDQueryPlan {
         guard !overflow else { throw CRUDSQLGenError("page(_:size:): page \(number) of size \(size) starts past the largest row count") }
         var rows = self
         if let key = root.crudSchema.primaryKey {
-            if !order.contains(where: { $0.column == key }) { rows.order.append(Order(column: key, descending: false)) }
+            // A term by a joined column (`orderParents`) at the key's position is no tie-break.
+            if !order.contains(where: { $0.column == key && $0.joined == nil }) { rows.order.append(Order(column: key, descending: false)) }
         } else if order.isEmpty {
             throw CRUDSQLGenError("page(_:size:): \(root.crudSchema.name) has no primary key to keep its rows in one order from page to "
                 + "page: order the query by columns that tell every row apart")
