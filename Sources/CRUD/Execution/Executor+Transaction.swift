@@ -9,13 +9,16 @@ extension CRUDExecutor {
     func transaction<T>(_ mode: TransactionMode, _ body: () throws -> T) throws -> T {
         try reporting {
             if let bound = boundSession() { return try bound.locked { try bound.transaction(mode, body) } }
-            return try traced {
-                let session = typed(try pool.lease(.write))
-                defer { pool.giveBack(session) }
-                return try session.locked {
-                    try CRUDBindings.$current.withValue(binding(session)) { try session.transaction(mode, body) }
-                }
-            }
+            return try traced { try transactionOnLeasedSession(.write, mode, body) }
+        }
+    }
+
+    /// Runs `body` in a transaction of `mode` on a session leased for `access`, bound to it.
+    private func transactionOnLeasedSession<T>(_ access: CRUDAccess, _ mode: TransactionMode, _ body: () throws -> T) throws -> T {
+        let session = typed(try pool.lease(access))
+        defer { pool.giveBack(session) }
+        return try session.locked {
+            try CRUDBindings.$current.withValue(binding(session)) { try session.transaction(mode, body) }
         }
     }
 
@@ -26,11 +29,7 @@ extension CRUDExecutor {
             if let bound = boundSession() {
                 return try bound.locked { bound.transactionDepth > 0 ? try body() : try bound.transaction(dialect.snapshotTransaction, body) }
             }
-            let session = typed(try pool.lease(.read))
-            defer { pool.giveBack(session) }
-            return try session.locked {
-                try CRUDBindings.$current.withValue(binding(session)) { try session.transaction(dialect.snapshotTransaction, body) }
-            }
+            return try transactionOnLeasedSession(.read, dialect.snapshotTransaction, body)
         }
     }
 
