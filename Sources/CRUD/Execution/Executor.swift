@@ -133,16 +133,11 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
 
     /// The session `bindings` bind to this executor, if any.
     func boundSession(in bindings: CRUDBindings) -> CRUDSession<Connection>? {
-        var binding = bindings.newest
         let me = ObjectIdentifier(self)
-        while let found = binding {
-            // Only this executor binds under its identity, and its sessions are all of this type.
-            if case let .session(executor, session) = found.bound, executor == me {
-                return unsafeDowncast(session, to: CRUDSession<Connection>.self)
-            }
-            binding = found.outer
+        // Only this executor binds under its identity, and its sessions are all of this type.
+        return bindings.first { bound in
+            if case let .session(executor, session) = bound, executor == me { unsafeDowncast(session, to: CRUDSession<Connection>.self) } else { nil }
         }
-        return nil
     }
 
     /// The current bindings with `session` bound to this executor, after `outer`'s.
@@ -180,13 +175,12 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     func statementTimeout(in bindings: CRUDBindings) -> Duration? {
         // Until a task is inside one, no call looks for one in its task's bindings.
         guard timeoutScopes.any else { return statementTimeout }
-        var binding = bindings.newest
         let me = ObjectIdentifier(self)
-        while let found = binding {
-            if case let .timeout(executor, timeout) = found.bound, executor == me { return timeout }
-            binding = found.outer
+        // Found, the task's timeout stands, `nil` (no limit) included.
+        let scoped: Duration?? = bindings.first { bound in
+            if case let .timeout(executor, timeout) = bound, executor == me { .some(timeout) } else { nil }
         }
-        return statementTimeout
+        return scoped ?? statementTimeout
     }
 
     /// Runs `body` with the connection of a write session, made usable first, for a driver's calls
@@ -344,9 +338,16 @@ struct CRUDBindings: Sendable {
 
     /// The task's logger: the newest one bound.
     var taskLogger: Logger? {
+        first { if case let .logger(logger) = $0 { logger } else { nil } }
+    }
+
+    /// What `pick` gives for the newest binding it gives something for: the walk every lookup in
+    /// the bindings makes.
+    @inline(__always)
+    func first<T>(_ pick: (Binding.Bound) -> T?) -> T? {
         var binding = newest
         while let found = binding {
-            if case let .logger(logger) = found.bound { return logger }
+            if let picked = pick(found.bound) { return picked }
             binding = found.outer
         }
         return nil
