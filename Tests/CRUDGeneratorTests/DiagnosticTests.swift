@@ -42,6 +42,34 @@ struct DiagnosticTests {
         ], "\(found)")
     }
 
+    @Test("CRUDTimestamped: a model without createdAt or updatedAt, one of another type, or a let, each at its line")
+    func timestamps() {
+        let source = """
+            import Foundation
+            struct Plain: CRUDModel, CRUDTimestamped { let id: Int }
+            struct Typed: CRUDTimestamped {
+                let id: Int
+                var createdAt: String
+                let updatedAt: Date?
+            }
+            struct Later { let id: Int }
+            extension Later: CRUDTimestamped {}
+            struct Fine: CRUDTimestamped { let id: Int; var updatedAt: Foundation.Date }
+            """
+        let found = errors(source)
+        #expect(found == [
+            "Model.swift:2:1: error: 'Plain' is CRUDTimestamped but has no column 'createdAt' or 'updatedAt' for CRUD to fill: "
+                + "add 'var createdAt: Date?' and 'var updatedAt: Date?' (or one of them), or remove CRUDTimestamped",
+            "Model.swift:5:20: error: 'createdAt' of CRUDTimestamped model 'Typed' is 'String'; CRUD writes the time of each insert and update there: "
+                + "declare it 'Date' or 'Date?'",
+            "Model.swift:6:9: error: 'updatedAt' of CRUDTimestamped model 'Typed' is a 'let'; CRUD sets it on each write: declare it 'var'",
+            "Model.swift:9:1: error: 'Later' is CRUDTimestamped but has no column 'createdAt' or 'updatedAt' for CRUD to fill: "
+                + "add 'var createdAt: Date?' and 'var updatedAt: Date?' (or one of them), or remove CRUDTimestamped",
+        ], "\(found)")
+        let local = errors("func f() { struct Local: CRUDTimestamped { var updatedAt: Date } }")
+        #expect(local.first?.hasPrefix("Model.swift:1:12: error: model 'Local' is declared inside a function") == true, "\(local)")
+    }
+
     @Test("an unsupported property type points at the type")
     func unsupportedType() {
         let found = errors("struct Shop: CRUDModel {\n    let id: Int\n    var tags: Set<String>\n}")

@@ -6,7 +6,7 @@ import Testing
 /// Set `CRUD_RECORD_SNAPSHOTS=1` to write the current output as the new expectation instead.
 @Suite("Snapshots")
 struct SnapshotTests {
-    static let sets = ["all-column-types", "lexer-torture", "perfect-crud-readme", "row-readers", "sqlable-bicycle"]
+    static let sets = ["all-column-types", "lexer-torture", "perfect-crud-readme", "row-readers", "sqlable-bicycle", "timestamps"]
 
     static func output(for set: String) throws -> GeneratorOutput {
         let directory = Paths.schemas.appending(path: set)
@@ -59,6 +59,7 @@ struct SnapshotTests {
             == ["TestTable1", "TestTable2", "PhoneNumber", "Person", "Parent", "Child", "Student", "Class", "StudentClasses", "Me"])
         #expect(try Self.output(for: "sqlable-bicycle").modelNames == ["Bicycle"])
         #expect(try Self.output(for: "row-readers").modelNames == ["KeyedOutOfOrder", "OwnInitializer", "PrivateState", "LazyDerived"])
+        #expect(try Self.output(for: "timestamps").modelNames == ["Note", "Setting"])
         #expect(try Self.output(for: "lexer-torture").modelNames == [
             "Decorated", "SharedType", "AuditEntry", "PlatformNote", "PlatformNote", "PlatformNote", "NeverCompiled", "Conditional",
             "Outer.Inner", "Outer.FromExtension", "Namespace.Deeper.Deepest",

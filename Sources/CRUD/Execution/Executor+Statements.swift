@@ -103,8 +103,9 @@ extension CRUDExecutor {
                                   plan: (CRUDChangeCapture, _ rows: Int, _ columns: [Int]?) throws -> CRUDStatementPlan,
                                   idColumn: Int = 0, returnsRows: Bool = false,
                                   row: (Connection.Statement) throws -> Void = { _ in }) throws -> () throws -> Int? {
-        let columns = try reporting(columns)
+        let columns = try reporting { Model.crudColumns(stamping: try columns(), for: .insert) }
         guard !instances.isEmpty else { return { nil } }
+        let instances = Model.crudStampedForInsert(instances)
         let width = columns?.count ?? Model.crudSchema.columns.count
         let perStatement = oneRowEach || width == 0 ? 1 : max(1, min(dialect.rowsPerInsert(columns: width), instances.count))
         return try withSession(.write) { session in

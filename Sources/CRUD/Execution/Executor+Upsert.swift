@@ -9,8 +9,13 @@ extension CRUDExecutor {
     ///   neither the primary key nor a unique constraint; `CRUDSQLExeError`, `CRUDEncoderError`.
     func upsert<A: CRUDModel>(_ instances: [A], columns: () throws -> (target: [Int], updated: [Int])) throws -> Int {
         let schema = A.crudSchema
-        let (target, updated) = try reporting(columns)
+        let (target, updated) = try reporting {
+            let (target, updated) = try columns()
+            // Ignoring a conflict keeps the stored row as it is, its `updatedAt` too.
+            return (target, updated.isEmpty ? [] : A.crudColumns(stamping: updated, for: .update) ?? [])
+        }
         guard !instances.isEmpty else { return 0 }
+        let instances = A.crudStampedForInsert(instances)
         return try withSession(.write) { session in
             let dialect = session.dialect
             let names = target.map { schema.columns[$0].name }

@@ -116,10 +116,11 @@ extension UpdateAble {
     func updateReturning<R: CRUDValue>(_ keyPath: KeyPath<OverAllForm, R>, _ instance: OverAllForm,
                                        columns: @autoclosure () throws -> [Int]?) throws -> [R] {
         let dialect = executor.dialect
+        let instance = instance.crudStampedForUpdate()
         var results: [R] = []
         _ = try executor.write(.update, on: OverAllForm.crudSchema, columns: {
             try dialect.requireReturning(from: .update)
-            return try columns()
+            return OverAllForm.crudColumns(stamping: try columns(), for: .update)
         }, plan: { capture, columns in
             let returned = try OverAllForm.crudColumns([keyPath], for: "returning")
             return .update(plan, columns: columns, returning: returned + capture.returning)

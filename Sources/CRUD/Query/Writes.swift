@@ -176,7 +176,10 @@ extension UpdateAble {
     /// Updates the matching rows' `columns` (every column when `nil`), worked out inside the
     /// executor's boundary.
     func updateRows(_ instance: OverAllForm, columns: @autoclosure () throws -> [Int]?) throws -> Update<OverAllForm, Self> {
-        let changed = try executor.write(.update, on: OverAllForm.crudSchema, columns: columns, plan: { capture, columns in
+        let instance = instance.crudStampedForUpdate()
+        let changed = try executor.write(.update, on: OverAllForm.crudSchema, columns: {
+            OverAllForm.crudColumns(stamping: try columns(), for: .update)
+        }, plan: { capture, columns in
             .update(plan, columns: columns, returning: capture.returning)
         }, idsOf: { key in
             .column(plan, key)

@@ -1,5 +1,7 @@
+import Foundation
+
 /// A repository in memory, for tests and previews: the same contract as `DatabaseRepository`
-/// (errors, order by id), nothing stored on disk.
+/// (errors, order by id, the timestamps of a `CRUDTimestamped` model), nothing stored on disk.
 public actor InMemoryRepository<Model: CRUDIdentifiedModel & Sendable>: CRUDRepository where Model.CRUDID: Sendable {
     private var items: [Model.CRUDID: Model] = [:]
 
@@ -11,7 +13,7 @@ public actor InMemoryRepository<Model: CRUDIdentifiedModel & Sendable>: CRUDRepo
     public func create(_ item: Model) async throws {
         let id = item[keyPath: Model.crudIDKeyPath]
         guard items[id] == nil else { throw CRUDRepositoryError.alreadyExists(id: "\(id)") }
-        items[id] = item
+        items[id] = Model.crudStampedForInsert([item])[0]
     }
 
     public func read(id: Model.CRUDID) async throws -> Model {
@@ -21,8 +23,10 @@ public actor InMemoryRepository<Model: CRUDIdentifiedModel & Sendable>: CRUDRepo
 
     public func update(_ item: Model) async throws {
         let id = item[keyPath: Model.crudIDKeyPath]
-        guard items[id] != nil else { throw CRUDRepositoryError.recordNotFound(id: "\(id)") }
-        items[id] = item
+        guard let stored = items[id] else { throw CRUDRepositoryError.recordNotFound(id: "\(id)") }
+        var updated = item
+        if Model.crudTimestamps != nil { updated.crudStamp(Date(), keepingCreatedAtOf: stored) }
+        items[id] = updated
     }
 
     public func delete(id: Model.CRUDID) async throws {

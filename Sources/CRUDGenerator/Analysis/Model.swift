@@ -9,6 +9,8 @@ struct Model {
     /// Position in `columns` of the property named `id`.
     var primaryKey: Int?
     var relations: [ModelRelation]
+    /// Where `createdAt` and `updatedAt` are, for a `CRUDTimestamped` model.
+    var timestamps: ModelTimestamps?
     /// The arguments of Swift's synthesized memberwise initializer, in its order, as positions in
     /// `columns` followed by `relations`; `nil` when the struct has none the generated file can call.
     var memberwiseOrder: [Int]?
@@ -26,6 +28,18 @@ struct ModelColumn {
     /// The property's type as Swift source, `?` for optionals.
     var swiftType: String
     var isOptional: Bool
+}
+
+/// The positions in `Model.columns` of the columns CRUD fills with the time of a write.
+struct ModelTimestamps {
+    var createdAt: Int?
+    var updatedAt: Int?
+}
+
+/// The protocols whose listing makes a struct a model.
+enum ModelProtocols {
+    static let timestamped = "CRUDTimestamped"
+    static let names = ["CRUDModel", timestamped]
 }
 
 struct ModelRelation {

@@ -108,7 +108,7 @@ struct ModelAnalyzer {
 
     private func isModel(_ qualifiedName: String) -> Bool {
         guard let declaration = types[qualifiedName]?.first?.declaration, declaration.kind == .struct else { return false }
-        return conforms(qualifiedName, to: "CRUDModel")
+        return ModelProtocols.names.contains { conforms(qualifiedName, to: $0) }
     }
 
     // MARK: - Models
@@ -117,7 +117,7 @@ struct ModelAnalyzer {
         var seen: Set<String> = []
         for located in order {
             let declaration = located.declaration
-            guard Self.lists(declaration.inheritance, "CRUDModel") else { continue }
+            guard ModelProtocols.names.contains(where: { Self.lists(declaration.inheritance, $0) }) else { continue }
             if declaration.kind == .extension {
                 guard let target = resolve(declaration.name, from: []), let originals = types[target], !originals.isEmpty else {
                     error(located.file, declaration.offset,
@@ -257,15 +257,50 @@ struct ModelAnalyzer {
                   "model '\(name)' has no columns; a table needs at least one stored property of a supported type (\(SupportedTypes.summary))")
         }
         let tableName = findTableName(located, extensions: allExtensions)
+        let timestamps = findTimestamps(located, extensions: allExtensions, columns: columns)
         guard errorCount == errorsBefore, let tableName else { return }
 
         result.models.append(Model(
             qualifiedName: name, accessPrefix: access, tableName: tableName, columns: columns,
-            primaryKey: primaryKey, relations: relations,
+            primaryKey: primaryKey, relations: relations, timestamps: timestamps,
             memberwiseOrder: Self.memberwiseOrder(declaration, filled: columns.map(\.property) + relations.map(\.property)),
             condition: Self.joinConditions(declaration.condition,
                                            conformance.declaration.kind == .extension ? conformance.declaration.condition : nil),
             declaredIn: (located.file.path, located.file.location(of: declaration.offset).line)))
+    }
+
+    /// Where the `createdAt` and `updatedAt` columns are when the model is `CRUDTimestamped`, or `nil`
+    /// (with a diagnostic when one of them cannot hold the time of a write, or neither exists).
+    private mutating func findTimestamps(_ located: Located, extensions: [Located], columns: [ModelColumn]) -> ModelTimestamps? {
+        let name = located.qualifiedName
+        guard let listing = ([located] + extensions).first(where: { Self.lists($0.declaration.inheritance, ModelProtocols.timestamped) }) else {
+            return nil
+        }
+        var timestamps = ModelTimestamps()
+        for (keyPath, property) in [(\ModelTimestamps.createdAt, "createdAt"), (\ModelTimestamps.updatedAt, "updatedAt")] {
+            guard let index = columns.firstIndex(where: { $0.property == property }) else { continue }
+            let declaration = located.declaration.properties.first { $0.name == property }
+            let offset = declaration?.offset ?? located.declaration.offset
+            guard ["Date", "Date?", "Foundation.Date", "Foundation.Date?"].contains(columns[index].swiftType) else {
+                error(located.file, declaration?.typeOffset ?? offset,
+                      "'\(property)' of \(ModelProtocols.timestamped) model '\(name)' is '\(columns[index].swiftType)'; CRUD writes the time of "
+                          + "each insert and update there: declare it 'Date' or 'Date?'")
+                continue
+            }
+            if declaration?.isLet == true {
+                error(located.file, offset,
+                      "'\(property)' of \(ModelProtocols.timestamped) model '\(name)' is a 'let'; CRUD sets it on each write: declare it 'var'")
+                continue
+            }
+            timestamps[keyPath: keyPath] = index
+        }
+        if timestamps.createdAt == nil, timestamps.updatedAt == nil,
+           !columns.contains(where: { $0.property == "createdAt" || $0.property == "updatedAt" }) {
+            error(listing.file, listing.declaration.offset,
+                  "'\(name)' is \(ModelProtocols.timestamped) but has no column 'createdAt' or 'updatedAt' for CRUD to fill: "
+                      + "add 'var createdAt: Date?' and 'var updatedAt: Date?' (or one of them), or remove \(ModelProtocols.timestamped)")
+        }
+        return timestamps
     }
 
     /// The positions in `filled` in the order of the struct's synthesized memberwise initializer, or

@@ -154,6 +154,26 @@ struct ModelEmitter {
                     writer.line("default: throw CRUDEncoderError(\"\(type) has no column \\(column)\")")
                 }
             }
+            if let timestamps = model.timestamps {
+                writer.line()
+                writeTimestamps(timestamps, of: model, into: &writer)
+            }
+        }
+    }
+
+    /// The members behind `CRUDTimestamped`: where its columns are, and how a write sets them.
+    private static func writeTimestamps(_ timestamps: ModelTimestamps, of model: Model, into writer: inout CodeWriter) {
+        let access = model.accessPrefix
+        let created = timestamps.createdAt.map { SwiftKeywords.escaped(model.columns[$0].property) }
+        let updated = timestamps.updatedAt.map { SwiftKeywords.escaped(model.columns[$0].property) }
+        writer.block("\(access)static var crudTimestamps: CRUDTimestampColumns? {") { writer in
+            writer.line("CRUDTimestampColumns(createdAt: \(created.map { "Columns.\($0).index" } ?? "nil"), "
+                + "updatedAt: \(updated.map { "Columns.\($0).index" } ?? "nil"))")
+        }
+        writer.line()
+        writer.block("\(access)mutating func crudStamp(_ now: Date, keepingCreatedAtOf stored: \(model.qualifiedName)?) {") { writer in
+            if let created { writer.line("self.\(created) = stored?.\(created) ?? now") }
+            if let updated { writer.line("self.\(updated) = now") }
         }
     }
 }

@@ -106,8 +106,8 @@ struct DeclarationParser {
         }
     }
 
-    /// Records a `struct`, `class`, `enum` or `actor` at `position` that lists `CRUDModel` among
-    /// what it conforms to.
+    /// Records a `struct`, `class`, `enum` or `actor` at `position` that lists `CRUDModel` (or a
+    /// protocol refining it) among what it conforms to.
     private mutating func noteLocalModel(at position: Int) {
         let keyword = tokens[position]
         // Most identifiers in code start with none of these letters: no text is made for them.
@@ -120,7 +120,7 @@ struct DeclarationParser {
             let token = tokens[cursor]
             if isPunctuation(token, Ascii.openBrace) || isIdentifier(token, "where") { return }
             if isPunctuation(token, Ascii.colon) { inInheritance = true }
-            if inInheritance, token.kind == .identifier, text(token) == "CRUDModel" {
+            if inInheritance, token.kind == .identifier, ModelProtocols.names.contains(text(token)) {
                 localModels.append(LocalModelDeclaration(name: name(tokens[position + 1]), offset: keyword.start))
                 return
             }

@@ -268,3 +268,15 @@ struct Book: CRUDModel, Equatable {
     let id: Int
     var shelfId: Int
 }
+
+/// A row whose times CRUD keeps: `createdAt` once, `updatedAt` on every write.
+struct Memo: CRUDModel, CRUDTimestamped, Equatable, Sendable {
+    enum CodingKeys: String, CodingKey {
+        case id, text, createdAt = "created_at", updatedAt = "updated_at"
+    }
+
+    let id: Int
+    var text: String
+    var createdAt: Date?
+    var updatedAt: Date?
+}
