@@ -5,9 +5,16 @@
 # run of each workload in a process ("cold": with the one-time costs of a first use, such as the
 # Swift runtime instantiating generic types) and for a run after it ("warm": one run of two minus
 # one run alone, what every later query costs).
-# Usage: Scripts/count-instructions.sh [rows]   (default 20000; needs valgrind)
+# Usage: Scripts/count-instructions.sh [rows] [implementation]   (default 20000 rows and crud; needs
+# valgrind). The implementation crud-any counts CRUD through AnyDatabase instead of Database<SQLite…>.
 set -euo pipefail
 rows=${1:-20000}
+implementation=${2:-crud}
+case "$implementation" in
+  crud) symbol=BenchCRUD18CRUDImplementationC ;;
+  crud-any) symbol=BenchCRUD21CRUDAnyImplementationC ;;
+  *) echo "unknown implementation $implementation: crud or crud-any" >&2; exit 2 ;;
+esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 swift build -c release --disable-build-manifest-caching --package-path "$root/Benchmarks" >&2
 bench="$(swift build -c release --package-path "$root/Benchmarks" --show-bin-path)/crud-bench"
@@ -18,7 +25,7 @@ trap 'rm -rf "$out"' EXIT
 # hold every workload that calls it.
 profile() {
   valgrind --tool=callgrind --callgrind-out-file="$out/$1" "$bench" --n "$rows" --rounds "$3" --backends sqlite \
-    --implementations crud --only "$2" >/dev/null 2>&1
+    --implementations "$implementation" --only "$2" >/dev/null 2>&1
   callgrind_annotate --inclusive=yes --threshold=100 "$out/$1" > "$out/$1.txt" 2>/dev/null
 }
 for rounds in 1 2; do
@@ -35,7 +42,7 @@ for workload in insert:insert:6insert fetch:fetch:8fetchAll lookup:lookup:6looku
                 filtered:filtered:8filtered join:join:19parentsWithChildren json:json:9documents; do
   IFS=: read -r file name method <<< "$workload"
   raw="BenchRaw0B14ImplementationC.*EP${method}.*TW"
-  crud="BenchCRUD18CRUDImplementationC.*EP${method}.*TW"
+  crud="${symbol}.*EP${method}.*TW"
   raw1=$(count "${file}1" "$raw"); crud1=$(count "${file}1" "$crud")
   raw2=$(( $(count "${file}2" "$raw") - raw1 )); crud2=$(( $(count "${file}2" "$crud") - crud1 ))
   printf '%-10s %15s %15s %7.2fx %15s %15s %7.2fx\n' "$name" "$raw1" "$crud1" "$(ratio "$crud1" "$raw1")" \

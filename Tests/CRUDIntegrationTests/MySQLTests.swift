@@ -117,15 +117,15 @@ struct MySQLTests {
         #expect(byColumn["uuid"] == "binary(16)")
         try db.checkSchema([AllColumnTypes.self])
 
-        let rows = [ValueMappingTests.sample(id: 1, for: MySQLDatabaseConfiguration.self),
-                    ValueMappingTests.sparse(id: 2, for: MySQLDatabaseConfiguration.self)]
+        let rows = [ValueMappingTests.sample(id: 1, for: db.configuration),
+                    ValueMappingTests.sparse(id: 2, for: db.configuration)]
         try db.table(AllColumnTypes.self).insert(rows)
         let read = try db.table(AllColumnTypes.self).order(by: \.id).select().map { $0 }
         #expect(read.map(ValueMappingTests.normalized) == rows.map(ValueMappingTests.normalized))
         #expect(abs(read[0].date.timeIntervalSince(rows[0].date)) < 0.000_001, "DATETIME(6) keeps microseconds")
 
         for value in [Double.infinity, -.infinity, .nan] {
-            var infinite = ValueMappingTests.sample(id: 3, for: MySQLDatabaseConfiguration.self)
+            var infinite = ValueMappingTests.sample(id: 3, for: db.configuration)
             infinite.optionalDouble = value
             let error = #expect(throws: CRUDEncoderError.self) { try db.table(AllColumnTypes.self).insert(infinite) }
             #expect(error?.msg.contains("store no infinity or NaN in a DOUBLE") == true)

@@ -5,8 +5,8 @@ import Testing
 @Suite("value mapping")
 struct ValueMappingTests {
     /// A row with every column type filled with awkward values; an infinite double where the
-    /// backend of `C` stores one (MySQL's DOUBLE does not: there the largest finite one).
-    static func sample<C: DatabaseConfigurationProtocol>(id: Int, for _: C.Type) -> AllColumnTypes {
+    /// backend of `configuration` stores one (MySQL's DOUBLE does not: there the largest finite one).
+    static func sample(id: Int, for configuration: some DatabaseConfigurationProtocol) -> AllColumnTypes {
         AllColumnTypes(
             id: id, int8: -128, int16: .min, int32: .min, int64: .min, uint: UInt(Int64.max), uint8: .max, uint16: .max,
             uint32: .max, uint64: UInt64(Int64.max), double: -1.25e-300, float: .greatestFiniteMagnitude, bool: true,
@@ -15,15 +15,15 @@ struct ValueMappingTests {
             url: URL(string: "https://example.com/path?query=1&b=%20#frag")!, mood: .grumpy, priority: .low,
             cents: Cents(rawValue: -12_345), score: 0.1,
             optionalInt: -1, optionalInt8: 8, optionalInt16: 16, optionalInt32: 32, optionalInt64: .max, optionalUInt: 1,
-            optionalUInt8: 0, optionalUInt16: 2, optionalUInt32: 3, optionalUInt64: 4, optionalDouble: Backend.isMySQL(C.self) ? .greatestFiniteMagnitude : .infinity, optionalFloat: -0.5,
+            optionalUInt8: 0, optionalUInt16: 2, optionalUInt32: 3, optionalUInt64: 4, optionalDouble: Backend.isMySQL(configuration) ? .greatestFiniteMagnitude : .infinity, optionalFloat: -0.5,
             optionalBool: false, optionalString: "", optionalBytes: [], optionalSignedBytes: [-5], optionalData: Data(),
             optionalDate: Date(timeIntervalSince1970: -86_400.5), optionalUUID: UUID(), optionalURL: URL(string: "file:///tmp/a%20b"),
             optionalMood: .calm, optionalPriority: .high, optionalCents: Cents(rawValue: 0), optionalScore: -0.0, swiftInt: .min)
     }
 
     /// `sample` with every optional nil.
-    static func sparse<C: DatabaseConfigurationProtocol>(id: Int, for _: C.Type) -> AllColumnTypes {
-        var value = sample(id: id, for: C.self)
+    static func sparse(id: Int, for configuration: some DatabaseConfigurationProtocol) -> AllColumnTypes {
+        var value = sample(id: id, for: configuration)
         value.optionalInt = nil; value.optionalInt8 = nil; value.optionalInt16 = nil; value.optionalInt32 = nil
         value.optionalInt64 = nil; value.optionalUInt = nil; value.optionalUInt8 = nil; value.optionalUInt16 = nil
         value.optionalUInt32 = nil; value.optionalUInt64 = nil; value.optionalDouble = nil; value.optionalFloat = nil
@@ -47,7 +47,7 @@ struct ValueMappingTests {
     func roundTrip<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
         let db = Database(configuration: configuration)
         try db.create(AllColumnTypes.self)
-        let rows = [Self.sample(id: 1, for: C.self), Self.sparse(id: 2, for: C.self)]
+        let rows = [Self.sample(id: 1, for: configuration), Self.sparse(id: 2, for: configuration)]
         try db.table(AllColumnTypes.self).insert(rows)
         let read = try db.table(AllColumnTypes.self).order(by: \.id).select().map { $0 }
         #expect(read.map(Self.normalized) == rows.map(Self.normalized))
@@ -78,7 +78,7 @@ struct ValueMappingTests {
     func unsignedOverflow<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
         let db = Database(configuration: configuration)
         try db.create(AllColumnTypes.self)
-        var value = Self.sample(id: 1, for: C.self)
+        var value = Self.sample(id: 1, for: configuration)
         value.uint64 = .max
         let error = #expect(throws: CRUDEncoderError.self) { try db.table(AllColumnTypes.self).insert(value) }
         #expect(error?.msg == "UInt64 value 18446744073709551615 is above Int64.max and cannot be stored exactly")
@@ -92,7 +92,7 @@ struct ValueMappingTests {
     func unknownEnumCase<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
         let db = Database(configuration: configuration)
         try db.create(AllColumnTypes.self)
-        try db.table(AllColumnTypes.self).insert(Self.sample(id: 1, for: C.self))
+        try db.table(AllColumnTypes.self).insert(Self.sample(id: 1, for: configuration))
         try db.sql("UPDATE \(db.quote("AllColumnTypes")) SET \(db.quote("mood")) = 'furious'")
         let error = #expect(throws: CRUDDecoderError.self) { try db.table(AllColumnTypes.self).select().map { $0 } }
         #expect(error?.msg == "reading AllColumnTypes: column \"mood\": furious is not a raw value of Mood")

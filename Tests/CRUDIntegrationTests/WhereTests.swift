@@ -203,13 +203,13 @@ struct WhereTests {
         #expect(try ids(trim(Pupil.Columns.nickname) %= "ed") == [1])
         // Outside ASCII the backends' own rules apply: SQLite folds only ASCII letters, PostgreSQL
         // follows LC_CTYPE, which is C (ASCII only) on the throwaway test server, MySQL folds Unicode.
-        let asciiOnly = configuration is SQLiteDatabaseConfiguration
-            || (configuration is PostgresDatabaseConfiguration && (try? PostgresTestServer.shared.get().cluster) != nil)
+        let asciiOnly = Backend.isSQLite(configuration)
+            || (Backend.isPostgres(configuration) && (try? PostgresTestServer.shared.get().cluster) != nil)
         if asciiOnly {
             #expect(try ids(lower(\Pupil.name) == "ärger") == [4], "Ä is not folded")
             #expect(try ids(caseInsensitive(\Pupil.name) == "ÄRGER") == [3])
             #expect(try ids(upper(\Pupil.nickname) == "ZOë") == [3])
-        } else if Backend.isMySQL(C.self) {
+        } else if Backend.isMySQL(configuration) {
             // MySQL folds by the character set's Unicode rules, also under a binary collation.
             #expect(try ids(lower(\Pupil.name) == "ärger") == [3, 4], "Ä is folded")
             #expect(try ids(caseInsensitive(\Pupil.name) == "ÄRGER") == [3, 4])
@@ -226,8 +226,8 @@ struct WhereTests {
     func valueTypes<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
         let db = Database(configuration: configuration)
         try db.create(AllColumnTypes.self)
-        let row = ValueMappingTests.sample(id: 1, for: C.self)
-        var other = ValueMappingTests.sample(id: 2, for: C.self)
+        let row = ValueMappingTests.sample(id: 1, for: configuration)
+        var other = ValueMappingTests.sample(id: 2, for: configuration)
         other.optionalString = nil
         try db.table(AllColumnTypes.self).insert([row, other])
         let table = db.table(AllColumnTypes.self)

@@ -6,13 +6,31 @@ import CRUDSQLite
 import Foundation
 
 /// CRUD on SQLite.
-public final class CRUDImplementation: BenchImplementation {
-    fileprivate let workloads: CRUDWorkloads<SQLiteDatabaseConfiguration>
+public final class CRUDImplementation: CRUDSQLiteWorkloads {
+    let workloads: CRUDWorkloads<SQLiteDatabaseConfiguration>
 
     public init(path: String) throws {
         workloads = CRUDWorkloads(Database(configuration: try SQLiteDatabaseConfiguration(path)))
     }
+}
 
+/// CRUD on SQLite through `AnyDatabase`, the database picked at run time by URL: the same workloads
+/// as `CRUDImplementation`, each driver call behind one more indirection.
+public final class CRUDAnyImplementation: CRUDSQLiteWorkloads {
+    let workloads: CRUDWorkloads<AnyDatabaseConfiguration>
+
+    public init(path: String) throws {
+        workloads = CRUDWorkloads(try AnyDatabase(url: "sqlite:" + path, drivers: [.sqlite]))
+    }
+}
+
+/// An implementation of the SQLite workloads by `CRUDWorkloads` on some configuration.
+protocol CRUDSQLiteWorkloads: BenchImplementation {
+    associatedtype Configuration: DatabaseConfigurationProtocol
+    var workloads: CRUDWorkloads<Configuration> { get }
+}
+
+extension CRUDSQLiteWorkloads {
     public func insert(_ items: [ItemData]) throws { try workloads.insert(items) }
     public func fetchAll() throws -> Checksum { try workloads.fetchArray() }
     /// In one read transaction, as the raw and GRDB lookups.

@@ -32,7 +32,7 @@ struct Options {
         soak runs alone, and only when named (--only soak): --seconds (default 600) of async lookups from 8
         tasks and single-row inserts from 2 on one pooled SQLite Database, in rounds of --n lookups and
         --n/10 inserts, printing resident memory and threads at each quarter.
-        Implementations (SQLite): crud, grdb-record, grdb-codable (raw sqlite3 always runs, as the reference).
+        Implementations (SQLite): crud, crud-any (CRUD through AnyDatabase), grdb-record, grdb-codable (raw sqlite3 always runs, as the reference).
         Backends: sqlite, postgres, mysql (default all). PostgreSQL runs insert, fetch and lookup against raw
         libpq on a throwaway server (initdb + pg_ctl; as root, run as the postgres user); MySQL runs them
         against raw Connector/C on a throwaway MariaDB (mariadb-install-db + mariadbd).
@@ -86,12 +86,13 @@ typealias Implementations = [(name: String, type: any BenchImplementation.Type)]
 let allImplementations: Implementations = [
     ("raw sqlite3", RawImplementation.self),
     ("CRUD", CRUDImplementation.self),
+    ("CRUD, AnyDatabase", CRUDAnyImplementation.self),
     ("GRDB record", GRDBRecordImplementation.self),
     ("GRDB Codable", GRDBCodableImplementation.self),
 ]
 
 /// The option names of the implementations after raw sqlite3.
-let implementationOptions = ["crud", "grdb-record", "grdb-codable"]
+let implementationOptions = ["crud", "crud-any", "grdb-record", "grdb-codable"]
 
 func milliseconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
@@ -212,7 +213,7 @@ func run(_ options: Options, implementations: Implementations) throws {
             rows.append(("\(dataset.parents) parents × \(dataset.childrenPerParent) children", try measure("join", rounds: options.rounds, implementations: names, reading { try $0.parentsWithChildren() })))
         case "json":
             // Raw sqlite3 with Foundation's decoder, and CRUD's CRUDJSON column; GRDB is not measured here.
-            let measured = names.indices.filter { ["raw sqlite3", "CRUD"].contains(names[$0]) }
+            let measured = names.indices.filter { ["raw sqlite3", "CRUD", "CRUD, AnyDatabase"].contains(names[$0]) }
             let times = try measure("json", rounds: options.rounds, implementations: measured.map { names[$0] }) { index in
                 try reading { try $0.documents() }(measured[index])
             }

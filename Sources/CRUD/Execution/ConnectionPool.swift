@@ -587,6 +587,30 @@ final class CRUDConnectionPool: @unchecked Sendable {
     /// and closes the idle connections (the shared one of a `.single` layout once its caller is
     /// done); the leased ones close as they come back. Calls `drained` when none is leased any
     /// more, at once if none is. A second call only adds its `drained`.
+    /// Shuts the pool with `refusal` as `shutDown` does, but hands over the session of its first
+    /// idle connection instead of closing it: for an executor that another one takes the place of
+    /// (`AnyDatabaseConfiguration`), which carries on with the connection. `nil` when none is idle.
+    func surrender(_ refusal: CRUDSQLExeError) -> Session? {
+        lock.lock()
+        var kept: Session?
+        if self.refusal == nil {
+            switch layout {
+            case .writerAndReaders:
+                kept = idleWriter
+                idleWriter = nil
+            case .interchangeable:
+                kept = idle.isEmpty ? nil : idle.removeFirst()
+            case .single:
+                kept = shared
+                shared = nil
+            }
+            if let kept { forgetSlot(kept.role) }
+        }
+        lock.unlock()
+        shutDown(refusal) {}
+        return kept
+    }
+
     func shutDown(_ refusal: CRUDSQLExeError, drained: @escaping @Sendable () -> Void) {
         lock.lock()
         var waiting: [Entry] = []

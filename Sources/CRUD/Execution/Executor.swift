@@ -360,3 +360,22 @@ struct CRUDBindings: Sendable {
 
     @TaskLocal static var current = CRUDBindings(newest: nil)
 }
+
+extension CRUDExecutor where Connection == AnyCRUDConnection {
+    /// An executor over `AnyCRUDConnection`s of `other`'s driver, pooled as `other`'s, which takes
+    /// over `other`'s idle first connection and shuts `other`, whose callers are refused from then on.
+    convenience init<Other: CRUDConnection>(erasing other: CRUDExecutor<Other>) throws {
+        let refusal = CRUDSQLExeError(
+            "this configuration was erased into an AnyDatabaseConfiguration, which now has its connections: use the AnyDatabase",
+            kind: .shutDown)
+        let open = other.open
+        let layout = other.pool.layout
+        var first = (other.pool.surrender(refusal) as? CRUDSession<Other>).map { AnyCRUDConnection($0.connection) }
+        // A pool of one shared connection starts with it; `other`'s was in use, or already closed.
+        if first == nil, case .single = layout { first = AnyCRUDConnection(try open(.single)) }
+        let failures = CRUDFailureHandler()
+        try self.init(layout: layout, first: first, dialect: other.dialect, timeout: other.pool.timeout,
+                      describe: other.pool.describe, peer: other.peer, statementTimeout: other.statementTimeout, failures: failures,
+                      observation: CRUDObservationCenter(failures: failures)) { role in AnyCRUDConnection(try open(role)) }
+    }
+}

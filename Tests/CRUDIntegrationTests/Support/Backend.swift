@@ -45,17 +45,38 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// What asking for a MySQL database throws in a build without the MySQL trait.
     static let withoutMySQL = TestBuildError(description: "built without CRUD's MySQL trait: run swift test --traits MySQL")
 
-    /// Whether configurations of `type` are MySQL's.
-    static func isMySQL<C: DatabaseConfigurationProtocol>(_ type: C.Type) -> Bool {
+    /// Whether `configuration` opens MySQL or MariaDB, behind `AnyDatabaseConfiguration` too.
+    static func isMySQL(_ configuration: some DatabaseConfigurationProtocol) -> Bool {
+        if let erased = configuration as? AnyDatabaseConfiguration { return ["MySQL", "MariaDB"].contains(erased.databaseSystem) }
         #if MySQL
-        type is MySQLDatabaseConfiguration.Type
+        return configuration is MySQLDatabaseConfiguration
         #else
-        false
+        return false
         #endif
     }
 
-    /// A new empty database.
+    /// Whether `configuration` opens SQLite, behind `AnyDatabaseConfiguration` too.
+    static func isSQLite(_ configuration: some DatabaseConfigurationProtocol) -> Bool {
+        (configuration as? AnyDatabaseConfiguration)?.databaseSystem == "SQLite" || configuration is SQLiteDatabaseConfiguration
+    }
+
+    /// Whether `configuration` opens PostgreSQL, behind `AnyDatabaseConfiguration` too.
+    static func isPostgres(_ configuration: some DatabaseConfigurationProtocol) -> Bool {
+        (configuration as? AnyDatabaseConfiguration)?.databaseSystem == "PostgreSQL" || configuration is PostgresDatabaseConfiguration
+    }
+
+    /// Whether `open()` gives each database behind `AnyDatabaseConfiguration`:
+    /// `CRUD_TEST_ANY_DATABASE=1` runs the shared suite over `AnyDatabase`.
+    static let erased = ProcessInfo.processInfo.environment["CRUD_TEST_ANY_DATABASE"] == "1"
+
+    /// A new empty database (with `erased`, behind `AnyDatabaseConfiguration`).
     func open() throws -> any DatabaseConfigurationProtocol {
+        let configuration = try openDriver()
+        return Self.erased ? try AnyDatabaseConfiguration(configuration) : configuration
+    }
+
+    /// A new empty database of the backend's own configuration type.
+    func openDriver() throws -> any DatabaseConfigurationProtocol {
         Self.quietLogs
         switch self {
         case .sqlite:
@@ -145,4 +166,34 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
 /// The test build cannot do what a test asks.
 struct TestBuildError: Error, CustomStringConvertible {
     var description: String
+}
+
+extension Backend {
+    /// The URL of a new empty database, for `AnyDatabase(url:drivers:)`.
+    func freshURL() throws -> String {
+        switch self {
+        case .sqlite:
+            return "sqlite://" + Backend.temporaryFile("sqlite")
+        case .postgres:
+            var parameters = try PostgresTestServer.shared.get().freshParameters()
+            let database = parameters.removeValue(forKey: "dbname") ?? ""
+            let query = parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.percentEncoded($0.value))" }.joined(separator: "&")
+            return "postgresql:///\(Self.percentEncoded(database))?\(query)"
+        case .mysql:
+            #if MySQL
+            let server = try MariaDBTestServer.shared.get()
+            let database = try server.freshDatabase()
+            let credentials = server.username.map { user in Self.percentEncoded(user) + (server.userPassword.map { ":" + Self.percentEncoded($0) } ?? "") + "@" } ?? ""
+            let port = server.port.map { ":\($0)" } ?? ""
+            let socket = server.socket.map { "?socket=" + Self.percentEncoded($0) } ?? ""
+            return "mysql://\(credentials)\(server.host)\(port)/\(database)\(socket)"
+            #else
+            throw Self.withoutMySQL
+            #endif
+        }
+    }
+
+    private static func percentEncoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+    }
 }
