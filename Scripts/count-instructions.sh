@@ -29,7 +29,7 @@ profile() {
   callgrind_annotate --inclusive=yes --threshold=100 "$out/$1" > "$out/$1.txt" 2>/dev/null
 }
 for rounds in 1 2; do
-  for workload in insert fetch lookup chain-lookup filtered join json; do
+  for workload in insert fetch lookup chain-lookup filtered join json pages; do
     profile "$workload$rounds" "$workload" "$rounds"
   done
 done
@@ -39,7 +39,7 @@ printf '%-10s %15s %15s %8s %15s %15s %8s\n' workload "raw, cold" "CRUD, cold" r
 # Each implementation's protocol entry point (its witness), so that what an implementation does
 # around the workload (the lookups' read transaction) is counted on both sides.
 for workload in insert:insert:6insert fetch:fetch:8fetchAll lookup:lookup:6lookup chain-lookup:chain:11chainLookup \
-                filtered:filtered:8filtered join:join:19parentsWithChildren json:json:9documents; do
+                filtered:filtered:8filtered join:join:19parentsWithChildren json:json:9documents pages:pages:5pages; do
   IFS=: read -r file name method <<< "$workload"
   raw="BenchRaw0B14ImplementationC.*EP${method}.*TW"
   crud="${symbol}.*EP${method}.*TW"

@@ -94,8 +94,20 @@ struct PoolTests {
     func useConnections<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) async throws -> String {
         let db = Database(configuration: configuration)
         try await db.create(Course.self)
+        // Each task holds its connection (a transaction's) until another task holds one too, so
+        // that the pool opens several however the tasks are scheduled on a busy machine.
+        let holding = Collector<Int>()
         try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0 ..< 8 { group.addTask { try await db.table(Course.self).count() } }
+            for task in 0 ..< 8 {
+                group.addTask {
+                    try await db.transaction { tx in
+                        let count = try await tx.table(Course.self).count()
+                        holding.append(task)
+                        _ = await holding.wait(timeout: .seconds(10)) { $0.count >= 2 }
+                        return count
+                    }
+                }
+            }
             for try await count in group { #expect(count == 0) }
         }
         let name = try #require(try await db.sql(backend == .mysql ? "SELECT DATABASE() AS \"text\"" : "SELECT current_setting('application_name') AS text",

@@ -40,6 +40,7 @@ extension CRUDSQLiteWorkloads {
     public func filtered(_ thresholds: [Double]) throws -> Checksum { try workloads.filtered(thresholds) }
     public func parentsWithChildren() throws -> Checksum { try workloads.parentsWithChildren() }
     public func documents() throws -> Checksum { try workloads.documents() }
+    public func pages(_ requests: [PageRequest]) throws -> Checksum { try workloads.pages(requests) }
 }
 
 extension CRUDImplementation: BenchConcurrentImplementation {
@@ -209,6 +210,20 @@ struct CRUDWorkloads<Configuration: DatabaseConfigurationProtocol> {
         let ordered = db.table(BenchItem.self).order(by: \.score).limit(Dataset.filteredLimit)
         for threshold in thresholds {
             try ordered.where(\BenchItem.score >= threshold).forEach { Self.add($0, to: &checksum) }
+        }
+        return checksum
+    }
+
+    /// Each page as a list endpoint builds it: the filter from optional parts, `page` giving the
+    /// rows and the total in one snapshot.
+    func pages(_ requests: [PageRequest]) throws -> Checksum {
+        var checksum = Checksum()
+        for request in requests {
+            var conditions: [CRUDBooleanExpression] = [\BenchItem.score >= request.minScore]
+            if request.flaggedOnly { conditions.append(\BenchItem.flag == true) }
+            let page = try db.table(BenchItem.self).order(by: \.score).where(conditions).page(request.page, size: request.size)
+            for item in page.items { Self.add(item, to: &checksum) }
+            checksum.add(total: page.total)
         }
         return checksum
     }

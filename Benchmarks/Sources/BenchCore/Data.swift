@@ -40,6 +40,8 @@ public struct Dataset: Sendable {
     public let items: [ItemData]
     public let lookupIds: [Int64]
     public let thresholds: [Double]
+    /// The pages a list endpoint is asked for, one for each threshold.
+    public let pageRequests: [PageRequest]
     public let parents: Int
     public let childrenPerParent: Int
 
@@ -55,11 +57,25 @@ public struct Dataset: Sendable {
         }
         lookupIds = (0 ..< max(rows / 10, 1)).map { _ in Int64.random(in: 1 ... Int64(max(rows, 1)), using: &random) }
         thresholds = (0 ..< 100).map { _ in Double.random(in: 0 ..< 900, using: &random) }
+        // The top tenth of scores: a list whose total is a few thousand rows, not most of the table.
+        pageRequests = thresholds.enumerated().map { index, threshold in
+            PageRequest(minScore: 900 + threshold / 9, flaggedOnly: !index.isMultiple(of: 2), page: index % 5 + 1, size: 20)
+        }
         parents = max(rows / 100, 1)
         childrenPerParent = 10
     }
 
     public static let filteredLimit = 100
+}
+
+/// A page a list endpoint asks for: the items scoring at least `minScore` (only the flagged ones
+/// when `flaggedOnly`, a filter the request may leave out), ordered by score and then id, page
+/// `page` (from 1) of `size`, with how many items match in all.
+public struct PageRequest: Sendable {
+    public let minScore: Double
+    public let flaggedOnly: Bool
+    public let page: Int
+    public let size: Int
 }
 
 /// Sums fields of fetched rows so no implementation can skip reading them. Order-independent.
@@ -85,6 +101,11 @@ public struct Checksum: Equatable, CustomStringConvertible, Sendable {
             mixed = mixed &+ child.id &* 13 &+ child.parentId &+ Int64(child.name.utf8.count) &+ Int64((child.value * 1_000).rounded())
         }
         value = value &+ mixed
+    }
+
+    /// A page's count of every matching row.
+    public mutating func add(total: Int) {
+        value = value &+ Int64(total) &* 1_000_033
     }
 
     /// For workloads whose result is a count of rows and a hash computed elsewhere.

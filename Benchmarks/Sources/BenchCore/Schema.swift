@@ -49,6 +49,8 @@ public protocol BenchImplementation: BenchServerImplementation {
     func chainLookup(_ ids: [Int64]) throws -> Checksum
     /// Reads every document, decoding its JSON payload.
     func documents() throws -> Checksum
+    /// Reads each requested page of items with the total of its filter, both in one snapshot.
+    func pages(_ requests: [PageRequest]) throws -> Checksum
 }
 
 extension BenchImplementation {
@@ -58,6 +60,11 @@ extension BenchImplementation {
 
     /// Measured for raw sqlite3 and CRUD only.
     public func documents() throws -> Checksum {
+        throw BenchSkipped()
+    }
+
+    /// Measured for raw sqlite3 and CRUD only.
+    public func pages(_ requests: [PageRequest]) throws -> Checksum {
         throw BenchSkipped()
     }
 }

@@ -154,6 +154,31 @@ public final class RawImplementation: BenchImplementation, BenchConnectionPerThr
         return checksum
     }
 
+    /// For each request, the total and the page in one read transaction, by statements prepared
+    /// once for each form of the filter (with the flag, and without).
+    public func pages(_ requests: [PageRequest]) throws -> Checksum {
+        let filters = ["score >= ?1", "score >= ?1 AND flag = 1"]
+        let counts = try filters.map { try handle.prepare("SELECT COUNT(*) FROM items WHERE \($0)") }
+        let pages = try filters.map { try handle.prepare("SELECT \(itemColumns) FROM items WHERE \($0) ORDER BY score, id LIMIT ?2 OFFSET ?3") }
+        defer { (counts + pages).forEach { sqlite3_finalize($0) } }
+        var checksum = Checksum()
+        for request in requests {
+            let form = request.flaggedOnly ? 1 : 0
+            try handle.exec("BEGIN DEFERRED")
+            sqlite3_bind_double(counts[form], 1, request.minScore)
+            guard try handle.step(counts[form]) else { throw RawError(description: "COUNT(*) gave no row") }
+            checksum.add(total: Int(sqlite3_column_int64(counts[form], 0)))
+            sqlite3_reset(counts[form])
+            sqlite3_bind_double(pages[form], 1, request.minScore)
+            sqlite3_bind_int64(pages[form], 2, Int64(request.size))
+            sqlite3_bind_int64(pages[form], 3, Int64((request.page - 1) * request.size))
+            try addItems(pages[form], to: &checksum)
+            sqlite3_reset(pages[form])
+            try handle.exec("COMMIT")
+        }
+        return checksum
+    }
+
     /// The two queries CRUD runs: the children of the selected parents, grouped by parent, then the
     /// parents.
     /// Every document, its payload decoded with Foundation's `JSONDecoder` straight from SQLite's

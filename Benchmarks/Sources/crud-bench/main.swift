@@ -21,7 +21,7 @@ struct Options {
     /// How long the soak runs.
     var seconds = 600.0
 
-    static let workloads = ["memory", "insert", "fetch", "lookup", "chain-lookup", "filtered", "join", "json", "generator", "concurrent", "observed",
+    static let workloads = ["memory", "insert", "fetch", "lookup", "chain-lookup", "filtered", "join", "json", "pages", "generator", "concurrent", "observed",
                             "soak"]
     static let usage = """
         USAGE: crud-bench [--n rows] [--rounds count] [--only workload,...] [--implementations name,...] [--backends name,...]
@@ -165,7 +165,7 @@ func run(_ options: Options, implementations: Implementations) throws {
     print("crud-bench: \(options.rows) rows, \(options.rounds) rounds, median of each; rounds interleave the implementations")
 
     let readPath = directory.appending(path: "read.sqlite").path
-    if selected.contains(where: { ["fetch", "lookup", "chain-lookup", "filtered", "join", "json", "concurrent"].contains($0) }) {
+    if selected.contains(where: { ["fetch", "lookup", "chain-lookup", "filtered", "join", "json", "pages", "concurrent"].contains($0) }) {
         try BenchDatabase.fill(at: readPath, with: dataset)
     }
     func reading(_ body: @escaping (any BenchImplementation) throws -> Checksum) -> (Int) throws -> (Duration, Checksum) {
@@ -175,6 +175,16 @@ func run(_ options: Options, implementations: Implementations) throws {
             let time = try clock.measure { checksum = try body(implementation) }
             return (time, checksum)
         }
+    }
+
+    /// A workload measured for raw sqlite3 and CRUD only (GRDB is not measured there): times by
+    /// implementation, NaN for those left out.
+    func measuredWithoutGRDB(_ title: String, _ body: @escaping (any BenchImplementation) throws -> Checksum) throws -> [Double] {
+        let measured = names.indices.filter { ["raw sqlite3", "CRUD", "CRUD, AnyDatabase"].contains(names[$0]) }
+        let times = try measure(title, rounds: options.rounds, implementations: measured.map { names[$0] }) { index in
+            try reading(body)(measured[index])
+        }
+        return names.map { name in measured.firstIndex { names[$0] == name }.map { times[$0] } ?? .nan }
     }
 
     if options.backends.contains("postgres") {
@@ -212,12 +222,11 @@ func run(_ options: Options, implementations: Implementations) throws {
         case "join":
             rows.append(("\(dataset.parents) parents × \(dataset.childrenPerParent) children", try measure("join", rounds: options.rounds, implementations: names, reading { try $0.parentsWithChildren() })))
         case "json":
-            // Raw sqlite3 with Foundation's decoder, and CRUD's CRUDJSON column; GRDB is not measured here.
-            let measured = names.indices.filter { ["raw sqlite3", "CRUD", "CRUD, AnyDatabase"].contains(names[$0]) }
-            let times = try measure("json", rounds: options.rounds, implementations: measured.map { names[$0] }) { index in
-                try reading { try $0.documents() }(measured[index])
-            }
-            rows.append(("\(dataset.documents) JSON documents decoded", names.map { name in measured.firstIndex { names[$0] == name }.map { times[$0] } ?? .nan }))
+            // Raw sqlite3 with Foundation's decoder, and CRUD's CRUDJSON column.
+            rows.append(("\(dataset.documents) JSON documents decoded", try measuredWithoutGRDB("json") { try $0.documents() }))
+        case "pages":
+            rows.append(("\(dataset.pageRequests.count) pages with totals, optional filters",
+                         try measuredWithoutGRDB("pages") { try $0.pages(dataset.pageRequests) }))
         case "generator":
             let models = try generatorFiles(in: directory)
             let executable = try crudGenExecutable()

@@ -25,6 +25,7 @@ extension CRUDExecutor {
 
     /// How many rows `plan` selects, counted by the database.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
+    @usableFromInline
     func count(_ plan: CRUDQueryPlan) throws -> Int {
         try query(.read, plan: { .count(plan) }) { statement in
             guard try statement.step() else { throw CRUDSQLExeError("COUNT returned no row") }

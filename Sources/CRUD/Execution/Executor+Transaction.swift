@@ -24,6 +24,7 @@ extension CRUDExecutor {
 
     /// Runs `body`, whose calls only read, so that they all read one snapshot of the database: in
     /// the caller's transaction, else in a read-only transaction of their own on one session.
+    @usableFromInline
     func inSnapshot<T>(_ body: () throws -> T) throws -> T {
         try reporting {
             if let bound = boundSession() {

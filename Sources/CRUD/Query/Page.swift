@@ -37,7 +37,11 @@ extension SelectAble {
     /// - Throws: `CRUDSQLGenError` for a number or size below 1, a query with a limit of its own
     ///   (the page sets it), or a table without a primary key and no order; `CRUDSQLExeError`;
     ///   `CRUDDecoderError`.
+    @inlinable
     public func page(_ number: Int, size: Int) throws -> CRUDPage<OverAllForm> {
+        // Inlinable, as `select()` is: the rows are read by the model's generated reader
+        // specialized in the caller's module, not through generic code at a few thousand
+        // instructions a row.
         let paged = try executor.building { try plan.paged(number, size: size) }
         return try executor.inSnapshot {
             let total = try executor.count(paged.counted)
@@ -60,6 +64,7 @@ extension CRUDQueryPlan {
     /// the plan that counts every page's rows.
     /// - Throws: `CRUDSQLGenError` for a number or size below 1, a limit of the plan's own, or no
     ///   order to make stable.
+    @usableFromInline
     func paged(_ number: Int, size: Int) throws -> (rows: CRUDQueryPlan, limit: Limit, counted: CRUDQueryPlan) {
         try validate()
         guard number >= 1, size >= 1 else {

@@ -2,8 +2,8 @@ import CRUD
 
 /// The schema's history: each step runs once per database, in order, under the migrator's lock,
 /// so several instances starting at once migrate it once.
-func migrate<C: DatabaseConfigurationProtocol>(_ db: Database<C>) async throws {
-    var migrator = CRUDMigrator<C>()
+func migrate(_ db: AnyDatabase) async throws {
+    var migrator = CRUDMigrator<AnyDatabaseConfiguration>()
     migrator.register("v1: users and todos") { db in
         try db.create(User.self)
         try db.create(Todo.self)

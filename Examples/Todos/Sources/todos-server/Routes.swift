@@ -30,8 +30,8 @@ struct Page<Item: Codable & Sendable>: ResponseEncodable {
 }
 
 /// The service's endpoints over one database.
-struct TodosRoutes<C: DatabaseConfigurationProtocol> {
-    let db: Database<C>
+struct TodosRoutes {
+    let db: AnyDatabase
 
     func add(to router: Router<some RequestContext>) {
         router.get("health") { _, _ in

@@ -32,19 +32,16 @@ metricsFactory.nameAndLabelSanitizer = { name, labels in
 MetricsSystem.bootstrap(metricsFactory)
 
 let port = environment["PORT"].flatMap(Int.init) ?? 8080
-if let url = environment["DATABASE_URL"], url.hasPrefix("postgres") {
-    // A server that is not up yet: the pool keeps trying for 30 s, and /health says when it answers.
-    let pool = PostgresPoolOptions(maximumConnections: 16, connectsOnFirstUse: true, connectRetry: .seconds(30),
-                                   statementTimeout: .seconds(10))
-    try await serve(Database(configuration: try PostgresDatabaseConfiguration(url: url, pool: pool)))
-} else {
-    let path = environment["DATABASE_PATH"] ?? "todos.sqlite"
-    try await serve(Database(configuration: try SQLiteDatabaseConfiguration(path, statementTimeout: .seconds(10))))
-}
+// The URL's scheme picks the driver: postgres://… or sqlite:path. A PostgreSQL server that is not
+// up yet: the pool keeps trying for 30 s, and /health says when it answers.
+let url = environment["DATABASE_URL"] ?? "sqlite:" + (environment["DATABASE_PATH"] ?? "todos.sqlite")
+let pool = PostgresPoolOptions(maximumConnections: 16, connectsOnFirstUse: true, connectRetry: .seconds(30),
+                               statementTimeout: .seconds(10))
+try await serve(AnyDatabase(url: url, drivers: [.sqlite(statementTimeout: .seconds(10)), .postgres(pool: pool)]))
 
 /// Migrates `db`, then serves until SIGTERM or SIGINT: the service group stops the HTTP server
 /// first (requests under way finish), then shuts the database down.
-func serve<C: DatabaseConfigurationProtocol>(_ db: Database<C>) async throws {
+func serve(_ db: AnyDatabase) async throws {
     try await migrate(db)
     let router = Router()
     router.add(middleware: LogRequestsMiddleware(.debug))
