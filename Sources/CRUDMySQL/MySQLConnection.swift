@@ -67,12 +67,8 @@ public final class MySQLConnection: CRUDConnection {
     }
 
     private func connect() throws {
-        var timeout = UInt32(options.connectTimeout)
-        _ = mysql_options(handle, MYSQL_OPT_CONNECT_TIMEOUT, &timeout)
         _ = mysql_options(handle, MYSQL_SET_CHARSET_NAME, "utf8mb4")
-        let flags = UInt(CLIENT_FOUND_ROWS) | UInt(CLIENT_MULTI_STATEMENTS)
-        guard mysql_real_connect(handle, options.host, options.username, options.password, options.database,
-                                 UInt32(options.port ?? 0), options.socket, flags) != nil else {
+        guard options.connect(handle, flags: UInt(CLIENT_FOUND_ROWS) | UInt(CLIENT_MULTI_STATEMENTS)) else {
             let number = mysql_errno(handle)
             let message = String(cString: mysql_error(handle))
             // A server that is down, restarting or unreachable is an outage (`.connectionLost`, which
@@ -102,10 +98,7 @@ public final class MySQLConnection: CRUDConnection {
         threadLock.withLock {
             guard threadID != 0, let killer = mysql_init(nil) else { return }
             defer { mysql_close(killer) }
-            var timeout = UInt32(options.connectTimeout)
-            _ = mysql_options(killer, MYSQL_OPT_CONNECT_TIMEOUT, &timeout)
-            guard mysql_real_connect(killer, options.host, options.username, options.password, options.database,
-                                     UInt32(options.port ?? 0), options.socket, 0) != nil else { return }
+            guard options.connect(killer) else { return }
             _ = mysql_query(killer, "KILL QUERY \(threadID)")
         }
     }
@@ -322,6 +315,16 @@ public final class MySQLConnection: CRUDConnection {
             keys[try row.readText(0), default: []].insert(try row.readText(1))
         }
         return keys
+    }
+}
+
+extension MySQLConnectOptions {
+    /// Connects `handle` where these options say, waiting up to `connectTimeout`: whether it
+    /// connected (the handle holds the error otherwise).
+    func connect(_ handle: UnsafeMutablePointer<MYSQL>, flags: UInt = 0) -> Bool {
+        var timeout = UInt32(connectTimeout)
+        _ = mysql_options(handle, MYSQL_OPT_CONNECT_TIMEOUT, &timeout)
+        return mysql_real_connect(handle, host, username, password, database, UInt32(port ?? 0), socket, flags) != nil
     }
 }
 #endif
