@@ -583,10 +583,6 @@ final class CRUDConnectionPool: @unchecked Sendable {
         lock.withLock { refusal != nil }
     }
 
-    /// Refuses every lease from now on with `refusal`, fails the callers waiting for one with it,
-    /// and closes the idle connections (the shared one of a `.single` layout once its caller is
-    /// done); the leased ones close as they come back. Calls `drained` when none is leased any
-    /// more, at once if none is. A second call only adds its `drained`.
     /// Shuts the pool with `refusal` as `shutDown` does, but hands over the session of its first
     /// idle connection instead of closing it: for an executor that another one takes the place of
     /// (`AnyDatabaseConfiguration`), which carries on with the connection. `nil` when none is idle.
@@ -611,6 +607,10 @@ final class CRUDConnectionPool: @unchecked Sendable {
         return kept
     }
 
+    /// Refuses every lease from now on with `refusal`, fails the callers waiting for one with it,
+    /// and closes the idle connections (the shared one of a `.single` layout once its caller is
+    /// done); the leased ones close as they come back. Calls `drained` when none is leased any
+    /// more, at once if none is. A second call only adds its `drained`.
     func shutDown(_ refusal: CRUDSQLExeError, drained: @escaping @Sendable () -> Void) {
         lock.lock()
         var waiting: [Entry] = []
