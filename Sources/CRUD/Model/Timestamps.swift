@@ -68,11 +68,12 @@ extension CRUDModel {
         return stamped.sorted()
     }
 
-    /// `self` as an update stores it: `updatedAt` now.
-    func crudStampedForUpdate() -> Self {
+    /// `self` as an update stores it: `updatedAt` now, `createdAt` `stored`'s (an update statement
+    /// leaves the stored one as it is, so by default this instance's, which it does not write).
+    func crudStampedForUpdate(keepingCreatedAtOf stored: Self? = nil) -> Self {
         guard Self.crudTimestamps != nil else { return self }
         var stamped = self
-        stamped.crudStamp(Date(), keepingCreatedAtOf: self)
+        stamped.crudStamp(Date(), keepingCreatedAtOf: stored ?? self)
         return stamped
     }
 

@@ -116,16 +116,13 @@ extension UpdateAble {
     func updateReturning<R: CRUDValue>(_ keyPath: KeyPath<OverAllForm, R>, _ instance: OverAllForm,
                                        columns: @autoclosure () throws -> [Int]?) throws -> [R] {
         let dialect = executor.dialect
-        let instance = instance.crudStampedForUpdate()
         var results: [R] = []
-        _ = try executor.write(.update, on: OverAllForm.crudSchema, columns: {
+        _ = try writeUpdate(instance, columns: {
             try dialect.requireReturning(from: .update)
-            return OverAllForm.crudColumns(stamping: try columns(), for: .update)
+            return try columns()
         }, plan: { capture, columns in
             let returned = try OverAllForm.crudColumns([keyPath], for: "returning")
             return .update(plan, columns: columns, returning: returned + capture.returning)
-        }, bind: { binder, columns in
-            try instance.crudBind(columns: columns, to: &binder)
         }, idColumn: 1) { results.append(try R(crudRow: $0, column: 0)) }
         return results
     }

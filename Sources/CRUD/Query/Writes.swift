@@ -176,17 +176,26 @@ extension UpdateAble {
     /// Updates the matching rows' `columns` (every column when `nil`), worked out inside the
     /// executor's boundary.
     func updateRows(_ instance: OverAllForm, columns: @autoclosure () throws -> [Int]?) throws -> Update<OverAllForm, Self> {
-        let instance = instance.crudStampedForUpdate()
-        let changed = try executor.write(.update, on: OverAllForm.crudSchema, columns: {
-            OverAllForm.crudColumns(stamping: try columns(), for: .update)
-        }, plan: { capture, columns in
+        let changed = try writeUpdate(instance, columns: columns, plan: { capture, columns in
             .update(plan, columns: columns, returning: capture.returning)
         }, idsOf: { key in
             .column(plan, key)
-        }, bind: { binder, columns in
-            try instance.crudBind(columns: columns, to: &binder)
         })
         return Update(changedRows: changed)
+    }
+
+    /// Updates the matching rows with `instance`'s `columns` as `executor.write` does, the
+    /// timestamps of a `CRUDTimestamped` model set: every update of an instance goes through here.
+    func writeUpdate(_ instance: OverAllForm, columns: () throws -> [Int]?,
+                     plan: (CRUDChangeCapture, _ columns: [Int]?) throws -> CRUDStatementPlan,
+                     idsOf: ((Int) throws -> CRUDStatementPlan)? = nil,
+                     idColumn: Int = 0, row: (DatabaseType.Configuration.Connection.Statement) throws -> Void = { _ in }) throws -> Int {
+        let instance = instance.crudStampedForUpdate()
+        return try executor.write(.update, on: OverAllForm.crudSchema, columns: {
+            OverAllForm.crudColumns(stamping: try columns(), for: .update)
+        }, plan: plan, idsOf: idsOf, bind: { binder, columns in
+            try instance.crudBind(columns: columns, to: &binder)
+        }, idColumn: idColumn, row: row)
     }
 }
 

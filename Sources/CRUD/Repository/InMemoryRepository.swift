@@ -1,5 +1,3 @@
-import Foundation
-
 /// A repository in memory, for tests and previews: the same contract as `DatabaseRepository`
 /// (errors, order by id, the timestamps of a `CRUDTimestamped` model), nothing stored on disk.
 public actor InMemoryRepository<Model: CRUDIdentifiedModel & Sendable>: CRUDRepository where Model.CRUDID: Sendable {
@@ -24,9 +22,7 @@ public actor InMemoryRepository<Model: CRUDIdentifiedModel & Sendable>: CRUDRepo
     public func update(_ item: Model) async throws {
         let id = item[keyPath: Model.crudIDKeyPath]
         guard let stored = items[id] else { throw CRUDRepositoryError.recordNotFound(id: "\(id)") }
-        var updated = item
-        if Model.crudTimestamps != nil { updated.crudStamp(Date(), keepingCreatedAtOf: stored) }
-        items[id] = updated
+        items[id] = item.crudStampedForUpdate(keepingCreatedAtOf: stored)
     }
 
     public func delete(id: Model.CRUDID) async throws {
