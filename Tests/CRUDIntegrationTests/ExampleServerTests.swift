@@ -86,7 +86,10 @@ struct ExampleServerTests {
 
         // 64 clients for three seconds, each adding todos to a user of its own.
         let acknowledged = try await Self.load(client, clients: 64, for: .seconds(3))
-        #expect(acknowledged.values.reduce(0, +) > 64)
+        // Every client got its user in; how many todos follow in the three seconds depends on the
+        // machine's load, so only "some" is asserted of them.
+        #expect(acknowledged.count == 64)
+        #expect(acknowledged.values.reduce(0, +) > 0)
         for (userID, count) in acknowledged {
             let user = try await client.send("GET", "/users/\(userID)")
             #expect((user.json?["todos"] as? [Any])?.count == count, "user \(userID)")
@@ -111,11 +114,15 @@ struct ExampleServerTests {
         defer { server.kill() }
         let client = HTTPClient(port: server.port)
         async let acknowledged = Self.load(client, clients: 64, for: .seconds(30))
+        // A client that stops in the middle of its request holds the server's graceful shutdown
+        // open until the group's bound (10 s) cancels it: the stop still ends in time.
+        let stalled = try StalledClient(port: server.port)
+        defer { stalled.close() }
         try await Task.sleep(for: .seconds(1.5))
         let stopped = ContinuousClock.now
         let status = await Task.detached { server.terminate() }.value
         #expect(status == 0, "the server's exit status; its log:\n\(server.log)")
-        #expect(ContinuousClock.now - stopped < .seconds(15))
+        #expect(ContinuousClock.now - stopped < .seconds(15), "its log:\n\(server.log)")
         let counts = try await acknowledged
         #expect(counts.values.reduce(0, +) > 0)
 
@@ -220,6 +227,32 @@ final class TodosServer: @unchecked Sendable {
         exited = true
         TestResourceReaper.shared.release(reaperKey)
         return status & 0x7f == 0 ? (status >> 8) & 0xff : -1
+    }
+}
+
+/// A client that sends the head of a request and part of its body, then nothing more.
+struct StalledClient {
+    private let socket: Int32
+
+    init(port: Int) throws {
+        socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw TestBuildError(description: "socket(): errno \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        let head = "POST /users HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"name\":"
+        guard connected, Array(head.utf8).withUnsafeBytes({ send(socket, $0.baseAddress, $0.count, 0) }) == head.utf8.count else {
+            Foundation.close(socket)
+            throw TestBuildError(description: "the stalled client could not connect and send: errno \(errno)")
+        }
+    }
+
+    func close() {
+        Foundation.close(socket)
     }
 }
 

@@ -52,7 +52,10 @@ func serve(_ db: AnyDatabase) async throws {
     TodosRoutes(db: db).add(to: router)
     router.get("metrics") { _, _ in registry.emitToString() }
     let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)), logger: logger)
-    let group = ServiceGroup(configuration: .init(services: [DatabaseService(db), app], gracefulShutdownSignals: [.sigterm, .sigint],
-                                                  logger: logger))
-    try await group.run()
+    var configuration = ServiceGroupConfiguration(services: [DatabaseService(db), app], gracefulShutdownSignals: [.sigterm, .sigint],
+                                                  logger: logger)
+    // A client that stops sending in the middle of a request would hold the graceful shutdown open
+    // for as long as its connection lives: past this bound the group cancels what still runs.
+    configuration.maximumGracefulShutdownDuration = .seconds(10)
+    try await ServiceGroup(configuration: configuration).run()
 }
