@@ -62,6 +62,23 @@ public struct MySQLDialect: CRUDDialect {
     /// InnoDB parses `SET DEFAULT` and then refuses the delete it should have handled (1451).
     public var supportsSetDefaultAction: Bool { false }
 
+    /// MySQL drops an index with its table named, and a foreign key or a unique constraint by
+    /// their own words; a check by `DROP CONSTRAINT` (MariaDB 10.2 and MySQL 8.0.19 on). A foreign
+    /// key made the index it needed, named as it is, where the table had none: on MariaDB that index
+    /// goes with it, so that the table is the one a new install makes (MySQL has no
+    /// `DROP INDEX IF EXISTS`, and keeps it).
+    public func dropIndex(_ quotedName: String, on quotedTable: String) -> String {
+        "DROP INDEX \(quotedName) ON \(quotedTable)"
+    }
+
+    public func dropConstraint(_ quotedName: String, _ constraint: CRUDSchemaConstraint) -> String {
+        switch constraint {
+        case .foreignKey: "DROP FOREIGN KEY \(quotedName)" + (isMariaDB ? ", DROP INDEX IF EXISTS \(quotedName)" : "")
+        case .unique: "DROP INDEX \(quotedName)"
+        case .check: "DROP CONSTRAINT \(quotedName)"
+        }
+    }
+
     /// MariaDB has `DELETE … RETURNING`, and `INSERT … RETURNING` from 10.5 on; MySQL has neither, and
     /// neither has `UPDATE … RETURNING`.
     public func canReturn(from kind: CRUDChangeKind) -> Bool {

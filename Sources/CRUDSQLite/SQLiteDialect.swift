@@ -64,6 +64,17 @@ public struct SQLiteDialect: CRUDDialect {
         }
     }
 
+    /// SQLite keeps a value its column's affinity cannot convert as it is ("forty-two" in an
+    /// `INTEGER` column): the values of a storage class other than the one CRUD reads for `type`.
+    public func valueMismatch(_ quotedColumn: String, _ type: CRUDColumnType) -> String? {
+        switch type {
+        case .integer, .bool: "typeof(\(quotedColumn)) <> 'integer'"
+        case .real, .date: "typeof(\(quotedColumn)) NOT IN ('real', 'integer')"
+        case .text, .uuid, .json: "typeof(\(quotedColumn)) <> 'text'"
+        case .blob: "typeof(\(quotedColumn)) <> 'blob'"
+        }
+    }
+
     /// SQLite stores by affinity, not by the declared name: `VARCHAR(40)` holds text as `TEXT` does.
     public func declaredType(_ declared: String, holds type: CRUDColumnType) -> Bool {
         Self.affinity(of: declared) == Self.affinity(of: columnType(type))

@@ -147,6 +147,20 @@ public protocol CRUDDialect: Sendable {
     /// the database applies whole or not at all.
     func alterColumn(_ column: CRUDColumnSchema, renamedFrom old: String?, typeChanged: Bool, nullabilityChanged: Bool) -> [String]
 
+    /// The statement that drops the index `quotedName` of `quotedTable`. The default is
+    /// `DROP INDEX name`.
+    func dropIndex(_ quotedName: String, on quotedTable: String) -> String
+
+    /// The `ALTER TABLE` action that drops `constraint`, named `quotedName`. The default is
+    /// `DROP CONSTRAINT name`.
+    func dropConstraint(_ quotedName: String, _ constraint: CRUDSchemaConstraint) -> String
+
+    /// A condition true of a row whose `quotedColumn` holds a value that is not of `type`: where the
+    /// database keeps any value in any column (SQLite), what finds the values a retyped column could
+    /// not convert; `nil` where the database converts or refuses every value itself, or cannot tell.
+    /// The default is `nil`.
+    func valueMismatch(_ quotedColumn: String, _ type: CRUDColumnType) -> String?
+
     /// The longest identifier the database keeps, in UTF-8 bytes, or `nil` for no limit that
     /// matters: names CRUD makes up (an index's) are shortened to fit, with a hash that keeps them
     /// distinct, where the database would cut them itself and make two the same. The default is `nil`.
@@ -206,6 +220,16 @@ extension CRUDDialect {
 
     public var supportsSetDefaultAction: Bool { true }
 
+    public func dropIndex(_ quotedName: String, on quotedTable: String) -> String {
+        "DROP INDEX \(quotedName)"
+    }
+
+    public func dropConstraint(_ quotedName: String, _ constraint: CRUDSchemaConstraint) -> String {
+        "DROP CONSTRAINT \(quotedName)"
+    }
+
+    public func valueMismatch(_ quotedColumn: String, _ type: CRUDColumnType) -> String? { nil }
+
     public var migrationLock: (lock: String, unlock: String)? { nil }
 
     public var transactionalDDL: Bool { true }
@@ -232,7 +256,6 @@ extension CRUDDialect {
         quotedName
     }
 
-    /// PostgreSQL's spelling: `ALTER COLUMN … TYPE … USING column::type`, then `SET`/`DROP NOT NULL`.
     /// `RENAME COLUMN`, then `ALTER COLUMN … TYPE … USING` and `SET`/`DROP NOT NULL` (PostgreSQL).
     public func alterColumn(_ column: CRUDColumnSchema, renamedFrom old: String?, typeChanged: Bool, nullabilityChanged: Bool) -> [String] {
         let name = quote(column.name)

@@ -82,8 +82,7 @@ extension Database {
                 try steps.run(.dropColumn(column, table: schema.name))
             }
         } else {
-            let constraints = try model.crudConstraintDefinitions(in: steps.dialect).map(\.sql)
-            try steps.run(.createTable(schema, primaryKey: primaryKey, constraints: constraints, ifNotExists: true,
+            try steps.run(.createTable(schema, primaryKey: primaryKey, constraints: try model.crudFrozenConstraints(), ifNotExists: true,
                                        neverReuseKeys: policy.contains(.neverReuseKeys) && schema.isIntegerColumn(primaryKey)))
         }
         if !policy.contains(.shallow) {

@@ -19,6 +19,13 @@ struct CRUDSchemaSteps<Connection: CRUDConnection> {
         try session.run(text.sql)
     }
 
+    /// Whether the query `plan` returns a row.
+    /// - Throws: `CRUDSQLGenError` for a query the dialect cannot write; `CRUDSQLExeError`.
+    func returnsRow(_ plan: CRUDStatementPlan) throws -> Bool {
+        let text = try SQLBuilder.render(plan, in: dialect)
+        return try session.withStatement(text.sql, text.parameters) { try $0.step() }
+    }
+
     /// The table's columns as the database declares them, or `nil` when it has no such table.
     /// - Throws: `CRUDSQLExeError`.
     func columns(ofTable table: String) throws -> [CRUDDatabaseColumn]? {

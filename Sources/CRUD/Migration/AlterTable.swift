@@ -65,8 +65,9 @@ extension Database {
                                            nullabilityChanged: source.nullabilityDiffers(from: column)).map(CRUDAlterAction.spelled)
         }
         let existing = try steps.constraintNames(ofTable: schema.name)
-        for constraint in try A.crudConstraintDefinitions(in: dialect) where !existing.contains(constraint.name) {
-            actions.append(.addConstraint(constraint.sql))
+        for (constraint, definition) in zip(try A.crudFrozenConstraints(), try A.crudConstraintDefinitions(in: dialect))
+            where !existing.contains(definition.name) {
+            actions.append(.addConstraint(constraint))
         }
         guard !actions.isEmpty else { return }
         if dialect.transactionalDDL {
@@ -94,40 +95,21 @@ extension Database {
             }
             return
         }
-        let clause = dialect.neverReusedKeyClause.trimmingCharacters(in: .whitespaces)
-        let neverReuseKeys = !clause.isEmpty && definition?.range(of: clause, options: .caseInsensitive) != nil
-        try rebuild(A.self, primaryKey: primaryKey, change, constraints: constraints, neverReuseKeys: neverReuseKeys, on: steps)
+        try rebuild(A.self, primaryKey: primaryKey, change, constraints: try A.crudFrozenConstraints(),
+                    neverReuseKeys: steps.neverReusesKeys(definition: definition), on: steps)
     }
 
-    private func rebuild<A: CRUDModel>(_ model: A.Type, primaryKey: Int?, _ change: TableChange, constraints: [String], neverReuseKeys: Bool,
+    private func rebuild<A: CRUDModel>(_ model: A.Type, primaryKey: Int?, _ change: TableChange, constraints: [CRUDSchemaConstraint], neverReuseKeys: Bool,
                                        on steps: CRUDSchemaSteps<C.Connection>) throws {
         let schema = A.crudSchema
-        let dialect = steps.dialect
         guard try !steps.dropRunsForeignKeyActions() else {
             throw CRUDSQLGenError("alterTable(\(A.self).self) would drop the table with foreign keys on, running "
                 + "their ON DELETE actions on the rows that reference it: call it outside a transaction, or in a CRUDMigrator step")
         }
-        let indexes = try steps.indexes(ofTable: schema.name)
-        let temporary = "crud_rebuild_" + schema.name
-        let keepsKeys = neverReuseKeys && schema.isIntegerColumn(primaryKey)
-        try steps.run(.createTable(CRUDTableSchema(name: temporary, columns: schema.columns, primaryKey: primaryKey, relations: []),
-                                   primaryKey: primaryKey, constraints: constraints, ifNotExists: false, neverReuseKeys: keepsKeys))
-        // The counter of keys given goes with the table it counts for; the copy counts from the
-        // largest key left, which may be below keys of rows deleted since.
-        let counter = keepsKeys ? try steps.keyCounter(ofTable: schema.name) : nil
-        let values = schema.columns.enumerated().map { index, column in
-            change.sources[index].map { dialect.quote($0.name) } ?? (column.isOptional ? "NULL" : dialect.zeroValue(column.type))
-        }
-        try steps.run(.copyRows(into: temporary, columns: schema.columns.map(\.name), values: values, from: schema.name))
-        try steps.run(.dropTable(schema.name))
-        try steps.run(.renameTable(temporary, to: schema.name))
-        if let counter {
-            try steps.raiseKeyCounter(ofTable: schema.name, to: counter)
-        }
         let kept = Set(schema.columns.map(\.name))
-        for index in indexes where index.columns.allSatisfy(kept.contains) {
-            try steps.run(.raw(index.sql, []))
-        }
+        let indexes = try steps.indexes(ofTable: schema.name).filter { $0.columns.allSatisfy(kept.contains) }
+        try steps.rebuild(schema, primaryKey: primaryKey, constraints: constraints, sources: change.sources,
+                          neverReuseKeys: neverReuseKeys, indexes: indexes.map { .raw($0.sql, []) })
         if change.retypes {
             // The database converted what converts without loss; anything else is still of its old
             // type, and reading every row through the model finds it.

@@ -14,6 +14,8 @@ import Foundation
 public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
     typealias Step = @Sendable (Database<C>) throws -> Void
     private var steps: [(name: String, step: Step)] = []
+    /// The frozen steps among them, checked before anything is applied.
+    private var frozen: [CRUDSchemaMigration] = []
 
     /// A migrator with no steps yet.
     public init() {}
@@ -23,6 +25,24 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
     public mutating func register(_ name: String, _ step: @escaping @Sendable (Database<C>) throws -> Void) {
         steps.append((name, step))
     }
+
+    /// Adds a frozen step, one that `crud-migrations` wrote, after those registered so far. Its name
+    /// is the migration's; a migration whose schema is impossible (edited by hand into a state no
+    /// database can have) makes `migrate` throw `CRUDMigrationError.invalidMigration` before it
+    /// applies anything.
+    public mutating func register(_ migration: CRUDSchemaMigration) {
+        frozen.append(migration)
+        register(migration.name) { db in try db.apply(migration) }
+    }
+
+    /// Adds frozen steps in their order: the generated history's `migrations`.
+    public mutating func register(_ migrations: [CRUDSchemaMigration]) {
+        for migration in migrations { register(migration) }
+    }
+
+    /// The schema the last frozen step registered leaves, to check a migrated database against
+    /// (`Database.checkSchema(_:)`); `nil` before any is registered.
+    public var schema: CRUDSchema? { frozen.last?.schema }
 
     /// The names of the steps applied to `db`, in order.
     /// - Throws: `CRUDSQLExeError`.
@@ -68,6 +88,10 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
         for (name, _) in steps where !seen.insert(name).inserted {
             throw CRUDMigrationError.duplicateName(name)
         }
+        for migration in frozen {
+            let problems = migration.problems
+            guard problems.isEmpty else { throw CRUDMigrationError.invalidMigration(name: migration.name, problems: problems) }
+        }
         try db.create(CRUDAppliedMigration.self)
         let done = try applied(db)
         for (position, record) in done.enumerated() where position >= steps.count || steps[position].name != record.name {
@@ -111,6 +135,9 @@ public enum CRUDMigrationError: Error, Equatable, CustomStringConvertible {
     /// The step `name` failed with `underlying` (what it threw) on a database whose schema changes
     /// commit at once (MySQL): what it did before it failed stays, and it is not recorded as applied.
     case stepNotUndone(name: String, database: String, underlying: any Error)
+    /// The frozen step `name` cannot be applied as written: its schema or its changes name what no
+    /// database can have (`problems` says each); a generated step edited by hand, most often.
+    case invalidMigration(name: String, problems: [String])
 
     /// Equal cases; steps not undone are equal by name, database and the description of what they threw.
     public static func == (lhs: CRUDMigrationError, rhs: CRUDMigrationError) -> Bool {
@@ -118,6 +145,7 @@ public enum CRUDMigrationError: Error, Equatable, CustomStringConvertible {
         case let (.duplicateName(a), .duplicateName(b)): a == b
         case let (.notRegistered(a, p), .notRegistered(b, q)): a == b && p == q
         case let (.stepNotUndone(a, x, e), .stepNotUndone(b, y, f)): a == b && x == y && String(describing: e) == String(describing: f)
+        case let (.invalidMigration(a, p), .invalidMigration(b, q)): a == b && p == q
         default: false
         }
     }
@@ -132,6 +160,9 @@ public enum CRUDMigrationError: Error, Equatable, CustomStringConvertible {
         case let .stepNotUndone(name, database, error):
             "the migration \"\(name)\" failed (\(String(describing: error))), and \(database) commits every schema change at once, so what the step did "
                 + "before it failed stays; it is not recorded as applied: undo its changes by hand (or make it able to run again), then migrate again"
+        case let .invalidMigration(name, problems):
+            "the migration \"\(name)\" cannot be applied as written, and nothing was applied: " + problems.joined(separator: "; ")
+                + " (restore the generated file, or generate it again)"
         }
     }
 }

@@ -48,9 +48,16 @@ public protocol CRUDModel: SendableMetatype {
 extension CRUDModel {
     public static var crudConstraints: [CRUDConstraint<Self>] { [] }
 
-    /// The names and SQL of the constraints, for `CREATE TABLE` and `ALTER TABLE … ADD`.
+    /// The names and SQL of the constraints, as the database keeps them: what tells whether a table
+    /// has them.
     static func crudConstraintDefinitions(in dialect: any CRUDDialect) throws -> [(name: String, sql: String)] {
         try crudConstraints.map { try $0.definition(in: dialect) }
+    }
+
+    /// The constraints with their key paths resolved to column names.
+    /// - Throws: `CRUDSQLGenError` when a key path names no column.
+    static func crudFrozenConstraints() throws -> [CRUDSchemaConstraint] {
+        try crudConstraints.map { try $0.frozen() }
     }
 
     /// The tables a schema change to this model's table involves: its own, those its foreign keys

@@ -237,6 +237,6 @@ extension Table {
             }
             if !columns.contains(column) { columns.append(column) }
         }
-        return .createIndex(A.crudSchema, columns: columns, unique: unique)
+        return .createIndex(nil, table: A.crudSchema.name, columns: columns.map { A.crudSchema.columns[$0] }, unique: unique)
     }
 }

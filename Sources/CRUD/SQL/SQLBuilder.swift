@@ -356,12 +356,14 @@ struct SQLBuilder {
 
     /// `CREATE TABLE`; with `neverReuseKeys`, the primary key (an integer) gets the dialect's
     /// `neverReusedKeyClause`.
-    func createTable(_ schema: CRUDTableSchema, primaryKey: Int?, constraints: [String] = [], ifNotExists: Bool,
-                     neverReuseKeys: Bool = false) -> String {
+    /// - Throws: `CRUDSQLGenError` for a constraint the dialect cannot carry out.
+    func createTable(_ schema: CRUDTableSchema, primaryKey: Int?, constraints: [CRUDSchemaConstraint] = [], ifNotExists: Bool,
+                     neverReuseKeys: Bool = false) throws -> String {
         let columns = schema.columns.enumerated().map { index, column in
             columnDefinition(column, isPrimaryKey: index == primaryKey, neverReused: neverReuseKeys)
         }
-        return "CREATE TABLE \(ifNotExists ? "IF NOT EXISTS " : "")\(quote(schema.name)) (\((columns + constraints).joined(separator: ", ")))"
+        let definitions = try constraints.map(constraint)
+        return "CREATE TABLE \(ifNotExists ? "IF NOT EXISTS " : "")\(quote(schema.name)) (\((columns + definitions).joined(separator: ", ")))"
             + dialect.tableOptions
     }
 
@@ -391,21 +393,30 @@ struct SQLBuilder {
         "ADD COLUMN \(columnDefinition(column, isPrimaryKey: false))" + (column.isOptional ? "" : " DEFAULT " + dialect.zeroValue(column.type))
     }
 
-    /// A foreign key of `columns` on `table`'s `column`, for `CREATE TABLE` or `ADD`.
-    func foreignKey(_ name: String, columns: [String], references table: String, column: String,
-                    onDelete: CRUDReferentialAction, onUpdate: CRUDReferentialAction) -> String {
-        "CONSTRAINT \(quote(name)) FOREIGN KEY (\(columns.map(quote).joined(separator: ", "))) REFERENCES \(quote(table)) "
-            + "(\(quote(column))) ON DELETE \(onDelete.rawValue) ON UPDATE \(onUpdate.rawValue)"
+    /// A constraint's name as this database keeps it: cut to its identifier limit as
+    /// `identifier(_:fitting:)` does.
+    func constraintName(_ name: String) -> String {
+        Self.identifier(name, fitting: dialect.maxIdentifierBytes)
     }
 
-    /// A unique constraint over `columns`.
-    func unique(_ name: String, columns: [String]) -> String {
-        "CONSTRAINT \(quote(name)) UNIQUE (\(columns.map(quote).joined(separator: ", ")))"
-    }
-
-    /// A check of the user's `condition`, which is SQL of the schema, not a value.
-    func check(_ name: String, _ condition: String) -> String {
-        "CONSTRAINT \(quote(name)) CHECK (\(condition))"
+    /// A constraint's definition, for `CREATE TABLE` or `ADD`.
+    /// - Throws: `CRUDSQLGenError` for a foreign key action the database accepts but does not carry out.
+    func constraint(_ constraint: CRUDSchemaConstraint) throws -> String {
+        let name = "CONSTRAINT \(quote(constraintName(constraint.name))) "
+        switch constraint {
+        case let .unique(_, columns):
+            return name + "UNIQUE (\(columns.map(quote).joined(separator: ", ")))"
+        case let .foreignKey(_, columns, table, referenced, onDelete, onUpdate):
+            if !dialect.supportsSetDefaultAction, onDelete == .setDefault || onUpdate == .setDefault {
+                throw CRUDSQLGenError("the foreign key \"\(constraint.name)\" uses .setDefault, which \(dialect.name) accepts but does not carry out "
+                    + "(InnoDB then refuses the delete or update, error 1451); use .setNull, .cascade or .restrict")
+            }
+            return name + "FOREIGN KEY (\(columns.map(quote).joined(separator: ", "))) REFERENCES \(quote(table)) "
+                + "(\(referenced.map(quote).joined(separator: ", "))) ON DELETE \(onDelete.rawValue) ON UPDATE \(onUpdate.rawValue)"
+        case let .check(_, condition):
+            // The condition is SQL of the schema, written by its author, not a value.
+            return name + "CHECK (\(condition))"
+        }
     }
 
     /// `ALTER TABLE "table" ` and the actions.
@@ -413,9 +424,27 @@ struct SQLBuilder {
         "ALTER TABLE \(quote(table)) " + actions.joined(separator: ", ")
     }
 
-    /// The action that adds a constraint, given its definition.
-    func addConstraintAction(_ definition: String) -> String {
-        "ADD \(definition)"
+    /// The action that adds a constraint.
+    /// - Throws: `CRUDSQLGenError` for a constraint the dialect cannot carry out.
+    func addConstraintAction(_ constraint: CRUDSchemaConstraint) throws -> String {
+        "ADD \(try self.constraint(constraint))"
+    }
+
+    func dropConstraintAction(_ constraint: CRUDSchemaConstraint) -> String {
+        dialect.dropConstraint(quote(constraintName(constraint.name)), constraint)
+    }
+
+    func dropDefaultAction(_ column: String) -> String {
+        "ALTER COLUMN \(quote(column)) DROP DEFAULT"
+    }
+
+    /// A query that returns a row when `column` holds a value not of `type`.
+    /// - Throws: `CRUDSQLGenError` where the dialect cannot tell.
+    func valueMismatch(_ table: String, column: String, type: CRUDColumnType) throws -> String {
+        guard let mismatch = dialect.valueMismatch(quote(column), type) else {
+            throw CRUDSQLGenError("\(dialect.name) cannot tell which values of a column are not of a type")
+        }
+        return "SELECT 1 FROM \(quote(table)) WHERE \(quote(column)) IS NOT NULL AND \(mismatch) LIMIT 1"
     }
 
     /// Copies every row of `source` into `target`'s `columns`, each the expression in `values` at
@@ -432,11 +461,14 @@ struct SQLBuilder {
         "DROP TABLE IF EXISTS \(quote(table))"
     }
 
-    func createIndex(on schema: CRUDTableSchema, columns: [Int], unique: Bool) -> String {
-        let names = columns.map { schema.columns[$0].name }
-        let indexName = Self.identifier("index_" + schema.name + "_" + names.joined(separator: "_"), fitting: dialect.maxIdentifierBytes)
-        let list = columns.map { dialect.indexColumn(quote(schema.columns[$0].name), type: schema.columns[$0].type, unique: unique) }
-        return "CREATE \(unique ? "UNIQUE " : "")INDEX \(dialect.createIndexIfNotExists ? "IF NOT EXISTS " : "")\(quote(indexName)) ON \(quote(schema.name)) (\(list.joined(separator: ", ")))"
+    func createIndex(_ name: String?, on table: String, columns: [CRUDColumnSchema], unique: Bool) -> String {
+        let indexName = Self.identifier(name ?? "index_" + table + "_" + columns.map(\.name).joined(separator: "_"), fitting: dialect.maxIdentifierBytes)
+        let list = columns.map { dialect.indexColumn(quote($0.name), type: $0.type, unique: unique) }
+        return "CREATE \(unique ? "UNIQUE " : "")INDEX \(dialect.createIndexIfNotExists ? "IF NOT EXISTS " : "")\(quote(indexName)) ON \(quote(table)) (\(list.joined(separator: ", ")))"
+    }
+
+    func dropIndex(_ name: String, on table: String) -> String {
+        dialect.dropIndex(quote(Self.identifier(name, fitting: dialect.maxIdentifierBytes)), on: quote(table))
     }
 
     /// `name`, or where it is longer than `limit` bytes, its longest prefix that leaves room for `_`

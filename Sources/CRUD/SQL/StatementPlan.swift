@@ -46,9 +46,9 @@ enum CRUDStatementPlan {
 
     // MARK: Schema
 
-    /// A table of `schema`'s columns, with `constraints` (definitions the renderer wrote); with
-    /// `neverReuseKeys`, keys that are never given twice.
-    case createTable(CRUDTableSchema, primaryKey: Int?, constraints: [String], ifNotExists: Bool, neverReuseKeys: Bool)
+    /// A table of `schema`'s columns, with `constraints`; with `neverReuseKeys`, keys that are never
+    /// given twice.
+    case createTable(CRUDTableSchema, primaryKey: Int?, constraints: [CRUDSchemaConstraint], ifNotExists: Bool, neverReuseKeys: Bool)
     /// Drops the table if it exists.
     case dropTable(String)
     /// Adds a column to a table; a non-optional one takes its type's zero value in existing rows.
@@ -62,8 +62,14 @@ enum CRUDStatementPlan {
     case copyRows(into: String, columns: [String], values: [String], from: String)
     /// Renames a table.
     case renameTable(String, to: String)
-    /// An index on `columns` of the table, if it does not exist yet where the dialect can say so.
-    case createIndex(CRUDTableSchema, columns: [Int], unique: Bool)
+    /// An index on `columns` of `table`, if it does not exist yet where the dialect can say so; named
+    /// `index_<table>_<columns>` unless `name` says otherwise.
+    case createIndex(String?, table: String, columns: [CRUDColumnSchema], unique: Bool)
+    /// Drops the index `name` of `table`.
+    case dropIndex(String, table: String)
+    /// Returns a row when `column` of `table` holds a value that is not of `type` (`valueMismatch`
+    /// of the dialect, which must have one).
+    case valueMismatch(table: String, column: String, type: CRUDColumnType)
 
     // MARK: Given
 
@@ -77,8 +83,10 @@ enum CRUDStatementPlan {
 enum CRUDAlterAction {
     case addColumn(CRUDColumnSchema)
     case dropColumn(String)
-    /// Adds a constraint, given its definition.
-    case addConstraint(String)
+    case addConstraint(CRUDSchemaConstraint)
+    case dropConstraint(CRUDSchemaConstraint)
+    /// Drops a column's default.
+    case dropDefault(String)
     /// An action the dialect spelled (a column's change of type, nullability or name).
     case spelled(String)
 }
@@ -168,7 +176,7 @@ extension SQLBuilder {
             let sql = try builder.delete(schema, filter: query.filter, root: query.root) + builder.returningClause(schema, returning)
             return CRUDStatementText(sql, builder.parameters)
         case let .createTable(schema, primaryKey, constraints, ifNotExists, neverReuseKeys):
-            return CRUDStatementText(SQLBuilder(dialect: dialect).createTable(schema, primaryKey: primaryKey, constraints: constraints,
+            return CRUDStatementText(try SQLBuilder(dialect: dialect).createTable(schema, primaryKey: primaryKey, constraints: constraints,
                                                                              ifNotExists: ifNotExists, neverReuseKeys: neverReuseKeys))
         case let .dropTable(table):
             return CRUDStatementText(SQLBuilder(dialect: dialect).dropTable(table))
@@ -178,11 +186,13 @@ extension SQLBuilder {
             return CRUDStatementText(SQLBuilder(dialect: dialect).dropColumn(column, from: table))
         case let .alterTable(table, actions):
             let builder = SQLBuilder(dialect: dialect)
-            return CRUDStatementText(builder.alterTable(table, actions: actions.map { action in
+            return CRUDStatementText(builder.alterTable(table, actions: try actions.map { action in
                 switch action {
                 case let .addColumn(column): builder.addColumnAction(column)
                 case let .dropColumn(column): builder.dropColumnAction(column)
-                case let .addConstraint(definition): builder.addConstraintAction(definition)
+                case let .addConstraint(constraint): try builder.addConstraintAction(constraint)
+                case let .dropConstraint(constraint): builder.dropConstraintAction(constraint)
+                case let .dropDefault(column): builder.dropDefaultAction(column)
                 case let .spelled(sql): sql
                 }
             }))
@@ -190,8 +200,12 @@ extension SQLBuilder {
             return CRUDStatementText(SQLBuilder(dialect: dialect).copyRows(into: target, columns: columns, values: values, from: source))
         case let .renameTable(table, name):
             return CRUDStatementText(SQLBuilder(dialect: dialect).renameTable(table, to: name))
-        case let .createIndex(schema, columns, unique):
-            return CRUDStatementText(SQLBuilder(dialect: dialect).createIndex(on: schema, columns: columns, unique: unique))
+        case let .createIndex(name, table, columns, unique):
+            return CRUDStatementText(SQLBuilder(dialect: dialect).createIndex(name, on: table, columns: columns, unique: unique))
+        case let .dropIndex(name, table):
+            return CRUDStatementText(SQLBuilder(dialect: dialect).dropIndex(name, on: table))
+        case let .valueMismatch(table, column, type):
+            return CRUDStatementText(try SQLBuilder(dialect: dialect).valueMismatch(table, column: column, type: type))
         case let .raw(sql, parameters):
             return CRUDStatementText(sql, parameters)
         }

@@ -68,8 +68,21 @@ public struct CRUDConstraint<Model: CRUDModel>: Sendable {
     }
 
     /// The constraint's name and its SQL for `CREATE TABLE`, in a dialect.
-    /// - Throws: `CRUDSQLGenError` when a key path names no column.
+    /// - Throws: `CRUDSQLGenError` when a key path names no column, or the dialect cannot carry the
+    ///   constraint out.
     func definition(in dialect: any CRUDDialect) throws -> (name: String, sql: String) {
+        let constraint = try frozen()
+        let builder = SQLBuilder(dialect: dialect)
+        do {
+            return (builder.constraintName(constraint.name), try builder.constraint(constraint))
+        } catch let error as CRUDSQLGenError {
+            throw CRUDSQLGenError("create: the constraint on \(columns.first.map { "\($0)" } ?? "") of \(Model.self): \(error.msg)")
+        }
+    }
+
+    /// The constraint with its key paths resolved to column names, and its default name.
+    /// - Throws: `CRUDSQLGenError` when a key path names no column.
+    func frozen() throws -> CRUDSchemaConstraint {
         let schema = Model.crudSchema
         let names = try columns.map { keyPath -> String in
             guard let index = Model.crudColumnIndex(of: keyPath) else {
@@ -77,25 +90,17 @@ public struct CRUDConstraint<Model: CRUDModel>: Sendable {
             }
             return schema.columns[index].name
         }
-        let builder = SQLBuilder(dialect: dialect)
         switch kind {
         case let .foreignKey(targetModel, onDelete, onUpdate):
             guard let target, let index = targetModel.crudColumnIndex(ofAny: target) else {
                 throw CRUDSQLGenError("create: the foreign key \(columns[0]) of \(Model.self) references \(String(describing: target)), which names no column of \(targetModel)")
             }
-            if !dialect.supportsSetDefaultAction, onDelete == .setDefault || onUpdate == .setDefault {
-                throw CRUDSQLGenError("create: the foreign key \(columns[0]) of \(Model.self) uses .setDefault, which \(dialect.name) accepts "
-                    + "but does not carry out (InnoDB then refuses the delete or update, error 1451); use .setNull, .cascade or .restrict")
-            }
-            let constraint = name ?? SQLBuilder.identifier("\(schema.name)_\(names.joined(separator: "_"))_fkey", fitting: dialect.maxIdentifierBytes)
-            return (constraint, builder.foreignKey(constraint, columns: names, references: targetModel.crudSchema.name,
-                                                   column: targetModel.crudSchema.columns[index].name, onDelete: onDelete, onUpdate: onUpdate))
+            return .foreignKey(name ?? "\(schema.name)_\(names.joined(separator: "_"))_fkey", columns: names, references: targetModel.crudSchema.name,
+                               referencedColumns: [targetModel.crudSchema.columns[index].name], onDelete: onDelete, onUpdate: onUpdate)
         case .unique:
-            let constraint = name ?? SQLBuilder.identifier("\(schema.name)_\(names.joined(separator: "_"))_key", fitting: dialect.maxIdentifierBytes)
-            return (constraint, builder.unique(constraint, columns: names))
+            return .unique(name ?? "\(schema.name)_\(names.joined(separator: "_"))_key", columns: names)
         case let .check(condition):
-            let constraint = name ?? SQLBuilder.identifier("\(schema.name)_check", fitting: dialect.maxIdentifierBytes)
-            return (constraint, builder.check(constraint, condition))
+            return .check(name ?? "\(schema.name)_check", condition: condition)
         }
     }
 }

@@ -9,6 +9,8 @@ public enum CRUDSchemaDifference: Sendable, Hashable, CustomStringConvertible {
     /// The column accepts NULL where the property is not optional (reads of a NULL would fail), or
     /// refuses NULL where the property is optional (writes of `nil` would fail).
     case nullabilityMismatch(table: String, column: String, propertyIsOptional: Bool)
+    /// The table has a column that the frozen schema it is checked against does not.
+    case unexpectedColumn(table: String, column: String)
 
     public var description: String {
         switch self {
@@ -22,6 +24,8 @@ public enum CRUDSchemaDifference: Sendable, Hashable, CustomStringConvertible {
             optional
                 ? "\"\(table)\".\"\(column)\": the column is NOT NULL but the property is optional"
                 : "\"\(table)\".\"\(column)\": the column accepts NULL but the property is not optional"
+        case let .unexpectedColumn(table, column):
+            "\"\(table)\".\"\(column)\": the schema has no such column"
         }
     }
 }
@@ -60,6 +64,26 @@ extension Database {
                 pending.append(contentsOf: schema.relations.map(\.target))
                 differences += try Self.differences(of: schema, from: catalog.columns(ofTable: schema.name),
                                                     in: catalog.dialect)
+            }
+            guard differences.isEmpty else { throw CRUDSchemaMismatchError(differences: differences) }
+        }
+    }
+
+    /// Compares the database's tables with `schema`, the frozen schema a migration left
+    /// (`CRUDMigrator.schema`): call it at startup, after migrating, so that a database changed by
+    /// hand, or migrated by another version of the app, fails there with every difference at once.
+    /// Unlike the check against models, a column the schema lacks is a difference too.
+    /// - Throws: `CRUDSchemaMismatchError` listing every missing table, missing or unexpected column,
+    ///   type and nullability mismatch; `CRUDSQLExeError` when the database cannot be read.
+    public func checkSchema(_ schema: CRUDSchema) throws {
+        try executor.readingCatalog(.read) { catalog in
+            var differences: [CRUDSchemaDifference] = []
+            for table in schema.tables {
+                let existing = try catalog.columns(ofTable: table.name)
+                differences += Self.differences(of: table.tableSchema, from: existing, in: catalog.dialect)
+                for column in existing ?? [] where table[column: column.name] == nil {
+                    differences.append(.unexpectedColumn(table: table.name, column: column.name))
+                }
             }
             guard differences.isEmpty else { throw CRUDSchemaMismatchError(differences: differences) }
         }

@@ -1,0 +1,189 @@
+/// Runs one frozen migration's changes on the session of a schema transaction: each in place where
+/// `ALTER TABLE` can make it, and where it cannot (SQLite, which neither retypes a column nor adds a
+/// constraint) one rebuild of each such table to the migration's own frozen table, never to a model.
+struct CRUDMigrationApplier<Connection: CRUDConnection> {
+    let migration: CRUDSchemaMigration
+    let steps: CRUDSchemaSteps<Connection>
+
+    private var dialect: any CRUDDialect { steps.dialect }
+
+    /// - Throws: `CRUDSQLGenError` for a table the migration expects and the database lacks;
+    ///   `CRUDDecoderError` for a value a retyped column could not convert; `CRUDSQLExeError` when the
+    ///   database refuses a change.
+    func apply() throws {
+        let rebuilt = tablesToRebuild()
+        var renamed: [String: [String: String]] = [:]
+        for change in migration.changes {
+            switch change {
+            case .createTable, .dropTable:
+                try applyInPlace(change)
+            case let .renameColumn(old, new, table) where rebuilt.contains(table):
+                // A column renamed twice still takes its values from its first name.
+                let original = renamed[table]?.removeValue(forKey: old) ?? old
+                renamed[table, default: [:]][new] = original
+            case _ where rebuilt.contains(change.table):
+                continue
+            default:
+                try applyInPlace(change)
+            }
+        }
+        for table in rebuilt {
+            try rebuild(table, renamed: renamed[table] ?? [:])
+        }
+    }
+
+    /// The tables a change of which `ALTER TABLE` cannot make here, in the order first changed.
+    private func tablesToRebuild() -> [String] {
+        guard dialect.alterTableRebuilds else { return [] }
+        var tables: [String] = []
+        for change in migration.changes {
+            switch change {
+            case let .addColumn(column, table) where !column.isNullable:
+                if !tables.contains(table) { tables.append(table) }
+            case let .dropColumn(_, table), let .alterColumn(_, _, table), let .addConstraint(_, table), let .dropConstraint(_, table):
+                if !tables.contains(table) { tables.append(table) }
+            default:
+                continue
+            }
+        }
+        return tables
+    }
+
+    private func applyInPlace(_ change: CRUDSchemaChange) throws {
+        switch change {
+        case let .createTable(table):
+            try steps.run(try createTable(table))
+            for index in table.indexes {
+                try steps.run(try createIndex(index, of: table))
+            }
+        case let .dropTable(table):
+            try steps.run(.dropTable(table))
+        case let .addColumn(column, table):
+            try steps.run(.addColumn(column.columnSchema, table: table))
+            if !column.isNullable {
+                // The zero value filled the rows there; a fresh install's table has no default.
+                try alter(table, [.dropDefault(column.name)])
+            }
+        case let .dropColumn(column, table):
+            try steps.run(.dropColumn(column, table: table))
+        case let .renameColumn(old, new, table):
+            let column = try frozenColumn(new, of: table, for: "renameColumn")
+            try alter(table, dialect.alterColumn(column.columnSchema, renamedFrom: old, typeChanged: false, nullabilityChanged: false)
+                .map(CRUDAlterAction.spelled))
+        case let .alterColumn(from, to, table):
+            try alter(table, dialect.alterColumn(to.columnSchema, renamedFrom: nil, typeChanged: from.type != to.type,
+                                                 nullabilityChanged: from.isNullable != to.isNullable).map(CRUDAlterAction.spelled))
+        case let .addIndex(index, table):
+            guard let frozen = migration.schema[table: table] else { throw missing(table, for: "addIndex") }
+            try steps.run(try createIndex(index, of: frozen))
+        case let .dropIndex(index, table):
+            try steps.run(.dropIndex(index.name, table: table))
+        case let .addConstraint(constraint, table):
+            try alter(table, [.addConstraint(constraint)])
+        case let .dropConstraint(constraint, table):
+            try alter(table, [.dropConstraint(constraint)])
+        }
+    }
+
+    /// Runs `actions` on `table`: one statement each where schema changes are transactional, all in
+    /// one elsewhere (MySQL), which the database applies whole or not at all.
+    private func alter(_ table: String, _ actions: [CRUDAlterAction]) throws {
+        guard !actions.isEmpty else { return }
+        if dialect.transactionalDDL {
+            for action in actions { try steps.run(.alterTable(table, actions: [action])) }
+        } else {
+            try steps.run(.alterTable(table, actions: actions))
+        }
+    }
+
+    private func createTable(_ table: CRUDSchemaTable) throws -> CRUDStatementPlan {
+        let schema = table.tableSchema
+        return .createTable(schema, primaryKey: schema.primaryKey, constraints: table.constraints, ifNotExists: false, neverReuseKeys: false)
+    }
+
+    private func createIndex(_ index: CRUDSchemaIndex, of table: CRUDSchemaTable) throws -> CRUDStatementPlan {
+        let columns = try index.columns.map { name in
+            guard let column = table[column: name] else {
+                throw CRUDSQLGenError("migration \"\(migration.name)\": the index \"\(index.name)\" names the column \"\(name)\", "
+                    + "which the table \"\(table.name)\" of the migration's schema lacks")
+            }
+            return column.columnSchema
+        }
+        return .createIndex(index.name, table: table.name, columns: columns, unique: index.isUnique)
+    }
+
+    private func frozenColumn(_ name: String, of table: String, for change: String) throws -> CRUDSchemaColumn {
+        guard let frozen = migration.schema[table: table] else { throw missing(table, for: change) }
+        guard let column = frozen[column: name] else {
+            throw CRUDSQLGenError("migration \"\(migration.name)\": \(change) names the column \"\(name)\", which the table "
+                + "\"\(table)\" of the migration's schema lacks")
+        }
+        return column
+    }
+
+    private func missing(_ table: String, for change: String) -> CRUDSQLGenError {
+        CRUDSQLGenError("migration \"\(migration.name)\": \(change) is to the table \"\(table)\", which the migration's schema lacks")
+    }
+
+    /// Rebuilds `table` to the migration's frozen table, its values taken from the columns of the same
+    /// name or, for a renamed column, of its old name.
+    private func rebuild(_ table: String, renamed: [String: String]) throws {
+        guard let frozen = migration.schema[table: table] else { throw missing(table, for: "a change") }
+        guard let existing = try steps.columns(ofTable: table) else {
+            throw CRUDSQLGenError("migration \"\(migration.name)\": the table \"\(table)\" does not exist; "
+                + "the migrations before this one should have made it")
+        }
+        guard try !steps.dropRunsForeignKeyActions() else {
+            throw CRUDSQLGenError("migration \"\(migration.name)\" would rebuild \"\(table)\" with foreign keys on, running their "
+                + "ON DELETE actions on the rows that reference it: apply it with CRUDMigrator, which turns them off")
+        }
+        let schema = frozen.tableSchema
+        let change = try TableChange(schema, existing: existing, renamed: renamed, dialect: dialect)
+        try steps.rebuild(schema, primaryKey: schema.primaryKey, constraints: frozen.constraints,
+                          sources: change.sources, neverReuseKeys: steps.neverReusesKeys(definition: try steps.tableDefinition(ofTable: table)),
+                          indexes: try frozen.indexes.map { try createIndex($0, of: frozen) })
+        for (column, source) in zip(schema.columns, change.sources) {
+            guard let source, source.typeDiffers(from: column, in: dialect),
+                  dialect.valueMismatch(dialect.quote(column.name), column.type) != nil else { continue }
+            if try steps.returnsRow(.valueMismatch(table: table, column: column.name, type: column.type)) {
+                throw CRUDDecoderError("migration \"\(migration.name)\": a value of \"\(table)\".\"\(column.name)\" is not a \(column.type) "
+                    + "and does not convert to one; nothing of the migration was applied")
+            }
+        }
+    }
+}
+
+extension CRUDSchemaTable {
+    /// The table in the shape the SQL builder writes `CREATE TABLE` from.
+    var tableSchema: CRUDTableSchema {
+        CRUDTableSchema(name: name, columns: columns.map(\.columnSchema), primaryKey: primaryKey.flatMap { key in columns.firstIndex { $0.name == key } },
+                        relations: [])
+    }
+}
+
+extension CRUDSchemaColumn {
+    /// The column in the shape the SQL builder writes it from.
+    var columnSchema: CRUDColumnSchema {
+        CRUDColumnSchema(name: name, type: type, isOptional: isNullable)
+    }
+}
+
+extension Database {
+    /// Applies one frozen migration's changes, in a schema transaction of its own (a savepoint of
+    /// the migrator's step).
+    /// - Throws: what `CRUDMigrationApplier.apply()` throws; `CRUDMigrationError.invalidMigration`.
+    func apply(_ migration: CRUDSchemaMigration) throws {
+        let tables = Array(Set(migration.changes.map(\.table) + migration.schema.tables.flatMap { table in
+            table.constraints.compactMap { constraint -> String? in
+                guard case let .foreignKey(_, _, target, _, _, _) = constraint else { return nil }
+                return target
+            }
+        })).sorted()
+        try executor.schemaTransaction("migration \"\(migration.name)\"", tables: tables, checking: {
+            let problems = migration.problems
+            guard problems.isEmpty else { throw CRUDMigrationError.invalidMigration(name: migration.name, problems: problems) }
+        }) { steps in
+            try CRUDMigrationApplier(migration: migration, steps: steps).apply()
+        }
+    }
+}
