@@ -3,6 +3,7 @@ import Foundation
 
 let usage = """
     USAGE: crud-gen --output <file> [--root <directory>] <file or directory> ...
+           crud-gen migrations generate <name> --directory <directory> [--namespace <type>] [--diagram <file>] <file or directory> ...
 
     Reads Swift files (directories are searched for .swift files), finds the structs marked CRUDModel
     and writes their generated code to one file. Problems in the models are printed to standard error
@@ -15,6 +16,14 @@ let usage = """
       --root <directory>      List inputs in the generated file's header relative to this directory
                               (default: the current directory).
       -h, --help              Show this help.
+
+    MIGRATIONS:
+      `migrations generate` compares the models with the schema of the last frozen migration step
+      among the inputs and writes the next step into the directory (MigrationNNNN.swift and the list
+      of steps, <type>.swift), and a Mermaid diagram of the schema; with no change it writes nothing.
+      --directory <directory> Where the steps are written (the target's Migrations folder).
+      --namespace <type>      The type the steps extend, when there are none yet (default: SchemaHistory).
+      --diagram <file>        Where the diagram is written (default: none).
 
     """
 
@@ -128,6 +137,66 @@ func writeIfChanged(_ contents: String, to path: String) throws {
     }
 }
 
+/// The inputs' files, read, named relative to `root` and sorted by name.
+func readInputs(_ paths: [String], root: String) throws -> [GeneratorInput] {
+    var inputs: [GeneratorInput] = []
+    for path in paths {
+        guard let contents = FileManager.default.contents(atPath: path) else {
+            throw FileError(message: "cannot read '\(path)'")
+        }
+        inputs.append(GeneratorInput(file: SourceFile(path: path, bytes: Array(contents)), name: relativeName(path, root: root)))
+    }
+    return inputs.sorted { $0.name < $1.name }
+}
+
+/// `crud-gen migrations generate …`.
+func runMigrations(_ arguments: [String]) throws -> Int32 {
+    var remaining = arguments[...]
+    guard remaining.popFirst() == "generate" else { throw UsageError(message: "migrations takes the command 'generate'") }
+    var directory: String?
+    var namespace = "SchemaHistory"
+    var diagram: String?
+    var words: [String] = []
+    var inputs: [String] = []
+    while let argument = remaining.popFirst() {
+        switch argument {
+        case "--directory", "--namespace", "--diagram":
+            guard let value = remaining.popFirst() else { throw UsageError(message: "\(argument) needs a value") }
+            if argument == "--directory" { directory = value } else if argument == "--namespace" { namespace = value } else { diagram = value }
+        case "--":
+            inputs += remaining
+            remaining = []
+        case _ where argument.hasPrefix("-"):
+            throw UsageError(message: "unknown option '\(argument)'")
+        default:
+            words.append(argument)
+        }
+    }
+    guard let directory else { throw UsageError(message: "missing --directory <directory>") }
+    let name = words.joined(separator: " ")
+    guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || " -_".contains($0) }) else {
+        throw UsageError(message: "name the step in letters, digits, spaces, '-' and '_', as: crud-gen migrations generate add priority ...")
+    }
+    guard !inputs.isEmpty else { throw UsageError(message: "no input files or directories given") }
+    let files = try readInputs(try collectSwiftFiles(inputs + [directory].filter { FileManager.default.fileExists(atPath: $0) }, excluding: ""),
+                               root: FileManager.default.currentDirectoryPath)
+    let output = Generator.generateMigration(files, name: name, namespace: namespace)
+    for diagnostic in output.diagnostics {
+        FileHandle.standardError.write(Data((diagnostic.description + "\n").utf8))
+    }
+    if output.diagnostics.contains(where: { $0.severity == .error }) { return 1 }
+    if let diagram { try writeIfChanged(output.diagram, to: diagram) }
+    guard let stepName = output.stepName else {
+        print("The models match the last migration step: nothing to generate.")
+        return 0
+    }
+    for (file, contents) in output.files.sorted(by: { $0.key < $1.key }) {
+        try writeIfChanged(contents, to: (directory as NSString).appendingPathComponent(file))
+    }
+    print("Wrote the migration step \"\(stepName)\" to \(directory). Review it and commit it with the model change.")
+    return 0
+}
+
 func run() -> Int32 {
     let arguments = Array(CommandLine.arguments.dropFirst())
     if arguments.contains("-h") || arguments.contains("--help") {
@@ -135,17 +204,10 @@ func run() -> Int32 {
         return 0
     }
     do {
+        if arguments.first == "migrations" { return try runMigrations(Array(arguments.dropFirst())) }
         let options = try Options(arguments)
         let paths = try collectSwiftFiles(options.inputs, excluding: options.output)
-        var inputs: [GeneratorInput] = []
-        for path in paths {
-            guard let contents = FileManager.default.contents(atPath: path) else {
-                throw FileError(message: "cannot read '\(path)'")
-            }
-            inputs.append(GeneratorInput(file: SourceFile(path: path, bytes: Array(contents)), name: relativeName(path, root: options.root)))
-        }
-        inputs.sort { $0.name < $1.name }
-        let output = Generator.generate(inputs)
+        let output = Generator.generate(try readInputs(paths, root: options.root))
         for diagnostic in output.diagnostics {
             FileHandle.standardError.write(Data((diagnostic.description + "\n").utf8))
         }

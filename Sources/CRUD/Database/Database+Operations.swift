@@ -85,6 +85,13 @@ extension Database {
             try steps.run(.createTable(schema, primaryKey: primaryKey, constraints: try model.crudFrozenConstraints(), ifNotExists: true,
                                        neverReuseKeys: policy.contains(.neverReuseKeys) && schema.isIntegerColumn(primaryKey)))
         }
+        for index in try model.crudIndexes(in: schema) {
+            do {
+                try steps.run(index)
+            } catch let error as CRUDSQLExeError where !steps.dialect.createIndexIfNotExists && steps.dialect.indexAlreadyExists(error) {
+                // The table was there with its index: the same answer as IF NOT EXISTS.
+            }
+        }
         if !policy.contains(.shallow) {
             for relation in schema.relations {
                 try createTable(relation.target, primaryKey: relation.target.crudSchema.primaryKey, policy: policy,

@@ -36,6 +36,10 @@ public protocol CRUDModel: SendableMetatype {
     /// `static let crudConstraints: [CRUDConstraint<Self>] = [...]` next to the model; none by default.
     static var crudConstraints: [CRUDConstraint<Self>] { get }
 
+    /// The indexes `create` makes on the table. Declare `static let crudIndexes: [CRUDIndex<Self>] =
+    /// [...]` next to the model; none by default.
+    static var crudIndexes: [CRUDIndex<Self>] { get }
+
     /// Where the `createdAt` and `updatedAt` columns of a `CRUDTimestamped` model are; `nil` for
     /// other models.
     @_spi(Generated) static var crudTimestamps: CRUDTimestampColumns? { get }
@@ -48,10 +52,22 @@ public protocol CRUDModel: SendableMetatype {
 extension CRUDModel {
     public static var crudConstraints: [CRUDConstraint<Self>] { [] }
 
+    public static var crudIndexes: [CRUDIndex<Self>] { [] }
+
     /// The names and SQL of the constraints, as the database keeps them: what tells whether a table
     /// has them.
     static func crudConstraintDefinitions(in dialect: any CRUDDialect) throws -> [(name: String, sql: String)] {
         try crudConstraints.map { try $0.definition(in: dialect) }
+    }
+
+    /// The statements that make the declared indexes on the table of `schema`.
+    /// - Throws: `CRUDSQLGenError` when a key path names no column.
+    static func crudIndexes(in schema: CRUDTableSchema) throws -> [CRUDStatementPlan] {
+        try crudIndexes.map { index in
+            let frozen = try index.frozen()
+            return .createIndex(frozen.name, table: schema.name, columns: frozen.columns.compactMap { name in schema.columns.first { $0.name == name } },
+                                unique: frozen.isUnique)
+        }
     }
 
     /// The constraints with their key paths resolved to column names.

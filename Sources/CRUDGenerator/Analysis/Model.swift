@@ -18,6 +18,15 @@ struct Model {
     var condition: String?
     /// The path of the file that declares the struct (as `SourceFile.path`) and its 1-based line.
     var declaredIn: (path: String, line: Int)
+    /// The values of `static let crudConstraints` and `crudIndexes`, where declared.
+    var constraintsValue: DeclaredValue?
+    var indexesValue: DeclaredValue?
+}
+
+/// A static property's value in the user's source, for reading it without running code.
+struct DeclaredValue {
+    var file: SourceFile
+    var range: Range<Int>
 }
 
 struct ModelColumn {
@@ -28,6 +37,14 @@ struct ModelColumn {
     /// The property's type as Swift source, `?` for optionals.
     var swiftType: String
     var isOptional: Bool
+    /// How the column is stored, where the generator can tell without running code.
+    var storage: ColumnStorage?
+    /// Where the property is declared: what a warning about its column points at.
+    var line: Int = 0
+    var column: Int = 0
+    /// The column's earlier name, from a `// crud-migrations: renamed from "old"` comment on the
+    /// property's line or the line above it.
+    var renamedFrom: String?
 }
 
 /// The positions in `Model.columns` of the columns CRUD fills with the time of a write.

@@ -233,7 +233,10 @@ struct ModelAnalyzer {
                 }
                 columnOwners[columnName] = property.name
                 if property.name == "id" { primaryKey = columns.count }
-                columns.append(ModelColumn(property: property.name, name: columnName, swiftType: swiftType, isOptional: isOptional))
+                let location = file.location(of: property.offset)
+                columns.append(ModelColumn(property: property.name, name: columnName, swiftType: swiftType, isOptional: isOptional,
+                                           storage: columnStorage(type, scope: scope), line: location.line, column: location.column,
+                                           renamedFrom: Self.renameHint(in: file, line: location.line)))
                 if let enumName = enumNeedingConformance {
                     let conformance = ValueConformance(qualifiedName: enumName, condition: types[enumName]?.first?.declaration.condition)
                     if !result.conformances.contains(conformance) { result.conformances.append(conformance) }
@@ -266,7 +269,55 @@ struct ModelAnalyzer {
             memberwiseOrder: Self.memberwiseOrder(declaration, filled: columns.map(\.property) + relations.map(\.property)),
             condition: Self.joinConditions(declaration.condition,
                                            conformance.declaration.kind == .extension ? conformance.declaration.condition : nil),
-            declaredIn: (located.file.path, located.file.location(of: declaration.offset).line)))
+            declaredIn: (located.file.path, located.file.location(of: declaration.offset).line),
+            constraintsValue: staticValue("crudConstraints", located, extensions: allExtensions),
+            indexesValue: staticValue("crudIndexes", located, extensions: allExtensions)))
+    }
+
+    /// The value of the static property `name` declared in the model or an extension of it.
+    private func staticValue(_ name: String, _ located: Located, extensions: [Located]) -> DeclaredValue? {
+        for holder in [located] + extensions {
+            if let property = holder.declaration.properties.first(where: { $0.isStatic && $0.name == name }), let range = property.value {
+                return DeclaredValue(file: holder.file, range: range)
+            }
+        }
+        return nil
+    }
+
+    /// How a property of `type` is stored: a type the runtime stores itself, JSON, an enum by its raw
+    /// type, or a `CRUDValue` by the `crudColumnType` it declares; `nil` when that takes running code.
+    private func columnStorage(_ type: TypeSyntax, scope: [String]) -> ColumnStorage? {
+        var base = expandAliases(type, scope: scope, depth: 0)
+        if case let .optional(wrapped) = base { base = wrapped }
+        if SupportedTypes.isJSONWrapper(base) { return .json }
+        if SupportedTypes.isBuiltin(base) { return ColumnStorage.builtin[base.rendered] }
+        guard case let .named(path, arguments) = base, arguments.isEmpty, let found = resolve(path.joined(separator: "."), from: scope) else {
+            return nil
+        }
+        if conforms(found, to: "CRUDJSONValue") { return .json }
+        if let declaration = types[found]?.first?.declaration, declaration.kind == .enum, let raw = declaration.inheritance.first,
+           let storage = ColumnStorage.builtin[Self.bareName(raw)] {
+            return storage
+        }
+        for holder in (types[found] ?? []) + extensionsOf(found) {
+            if let property = holder.declaration.properties.first(where: { $0.isStatic && $0.name == "crudColumnType" }), let range = property.value {
+                return ColumnStorage(Expression.parse(range, of: holder.file))
+            }
+        }
+        return nil
+    }
+
+    /// The name in a `// crud-migrations: renamed from "old"` comment on `line` or the line above.
+    private static func renameHint(in file: SourceFile, line: Int) -> String? {
+        let marker = "crud-migrations: renamed from \""
+        for number in [line, line - 1] where number >= 1 {
+            let text = file.line(number)
+            guard let comment = text.firstRange(of: "//"), let found = text[comment.upperBound...].firstRange(of: marker) else { continue }
+            let rest = text[found.upperBound...]
+            guard let close = rest.firstIndex(of: "\"") else { continue }
+            return String(rest[..<close])
+        }
+        return nil
     }
 
     /// Where the `createdAt` and `updatedAt` columns are when the model is `CRUDTimestamped`, or `nil`

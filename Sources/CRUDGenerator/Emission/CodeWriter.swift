@@ -20,6 +20,13 @@ struct CodeWriter {
         line(closing)
     }
 
+    /// Writes the body one level deeper, with no opening or closing line.
+    mutating func indented(_ body: (inout CodeWriter) -> Void) {
+        depth += 1
+        body(&self)
+        depth -= 1
+    }
+
     /// Writes a `switch` whose `case` labels line up with the `switch` keyword, as Swift style has it.
     mutating func switchBlock(_ subject: String, _ body: (inout CodeWriter) -> Void) {
         line("switch \(subject) {")

@@ -37,6 +37,14 @@ public struct SourceFile: Sendable {
         return String(decoding: bytes[clamped], as: UTF8.self)
     }
 
+    /// The text of the 1-based line `number`, without its line break; empty past the end.
+    public func line(_ number: Int) -> String {
+        guard number >= 1, number <= lineStarts.count else { return "" }
+        let start = lineStarts[number - 1]
+        let end = number < lineStarts.count ? lineStarts[number] - 1 : bytes.count
+        return text(start ..< max(start, end))
+    }
+
     public func text(of token: Token) -> String {
         text(token.start ..< token.end)
     }

@@ -445,11 +445,15 @@ struct DeclarationParser {
                 index += 1
                 property.hasInitializer = true
                 property.literal = literal(at: index)
+                let start = index
                 skipExpression()
+                if start < index { property.value = tokens[start].start ..< tokens[index - 1].end }
             }
             if let open = current, isPunctuation(open, Ascii.openBrace) {
                 property.isComputed = !isObserverBlock(at: index)
+                let start = index
                 skipBalanced()
+                if property.isComputed, start + 1 < index - 1 { property.value = tokens[start + 1].start ..< tokens[index - 2].end }
             }
             group.append(property)
             guard let comma = current, isPunctuation(comma, Ascii.comma) else { break }

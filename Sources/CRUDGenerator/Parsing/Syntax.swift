@@ -74,6 +74,9 @@ struct PropertyDeclaration {
     var hasInitializer: Bool
     /// The initializer when it is a single literal.
     var literal: Literal?
+    /// Where the initializer's expression is, or a computed property's body (between its braces),
+    /// as byte offsets: what a declaration read by value (`crudConstraints`) is parsed from.
+    var value: Range<Int>? = nil
     /// Modifiers as written, `private(set)` included.
     var modifiers: [String]
     /// Attribute names without `@` (`available`, `Published`).

@@ -5,7 +5,9 @@
 import CRUD
 
 extension TodoHistory {
-    /// HistoryUser and HistoryTodo created.
+    /// "0001 initial":
+    /// - creates HistoryUser
+    /// - creates HistoryTodo
     static let migration0001 = CRUDSchemaMigration("0001 initial", changes: [
         .createTable(CRUDSchemaTable("HistoryUser", columns: [
             CRUDSchemaColumn("id", .integer(bits: 64, signed: true)),

@@ -5,12 +5,16 @@
 import CRUD
 
 extension TodoHistory {
-    /// HistoryTodo: name renamed to title, dueAt and position added, title indexed.
+    /// "0002 titles and due dates":
+    /// - renames HistoryTodo.name to title
+    /// - adds HistoryTodo.dueAt
+    /// - adds HistoryTodo.position
+    /// - adds the index index_HistoryTodo_title of HistoryTodo
     static let migration0002 = CRUDSchemaMigration("0002 titles and due dates", changes: [
         .renameColumn("name", to: "title", table: "HistoryTodo"),
         .addColumn(CRUDSchemaColumn("dueAt", .date, nullable: true), table: "HistoryTodo"),
         .addColumn(CRUDSchemaColumn("position", .integer(bits: 64, signed: true)), table: "HistoryTodo"),
-        .addIndex(CRUDSchemaIndex("HistoryTodo_title_idx", columns: ["title"]), table: "HistoryTodo"),
+        .addIndex(CRUDSchemaIndex("index_HistoryTodo_title", columns: ["title"]), table: "HistoryTodo"),
     ], schema: CRUDSchema([
         CRUDSchemaTable("HistoryUser", columns: [
             CRUDSchemaColumn("id", .integer(bits: 64, signed: true)),
@@ -29,7 +33,7 @@ extension TodoHistory {
             CRUDSchemaColumn("dueAt", .date, nullable: true),
             CRUDSchemaColumn("position", .integer(bits: 64, signed: true)),
         ], primaryKey: "id", indexes: [
-            CRUDSchemaIndex("HistoryTodo_title_idx", columns: ["title"]),
+            CRUDSchemaIndex("index_HistoryTodo_title", columns: ["title"]),
         ]),
     ]))
 }

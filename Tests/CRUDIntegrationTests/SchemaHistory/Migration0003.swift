@@ -5,13 +5,15 @@
 import CRUD
 
 extension TodoHistory {
-    /// HistoryTodo: priority retyped from text to integer, notes dropped, userId references HistoryUser.
+    /// "0003 priorities as numbers":
+    /// - changes HistoryTodo.priority from text? to int64?
+    /// - drops HistoryTodo.notes
+    /// - adds the constraint HistoryTodo_userId_fkey of HistoryTodo
     static let migration0003 = CRUDSchemaMigration("0003 priorities as numbers", changes: [
         .alterColumn(from: CRUDSchemaColumn("priority", .text, nullable: true),
                      to: CRUDSchemaColumn("priority", .integer(bits: 64, signed: true), nullable: true), table: "HistoryTodo"),
         .dropColumn("notes", table: "HistoryTodo"),
-        .addConstraint(.foreignKey("HistoryTodo_userId_fkey", columns: ["userId"], references: "HistoryUser", referencedColumns: ["id"],
-                                   onDelete: .cascade), table: "HistoryTodo"),
+        .addConstraint(.foreignKey("HistoryTodo_userId_fkey", columns: ["userId"], references: "HistoryUser", referencedColumns: ["id"], onDelete: .cascade), table: "HistoryTodo"),
     ], schema: CRUDSchema([
         CRUDSchemaTable("HistoryUser", columns: [
             CRUDSchemaColumn("id", .integer(bits: 64, signed: true)),
@@ -31,7 +33,7 @@ extension TodoHistory {
         ], primaryKey: "id", constraints: [
             .foreignKey("HistoryTodo_userId_fkey", columns: ["userId"], references: "HistoryUser", referencedColumns: ["id"], onDelete: .cascade),
         ], indexes: [
-            CRUDSchemaIndex("HistoryTodo_title_idx", columns: ["title"]),
+            CRUDSchemaIndex("index_HistoryTodo_title", columns: ["title"]),
         ]),
     ]))
 }

@@ -1,0 +1,122 @@
+import CRUDGenerator
+import Foundation
+import Testing
+
+/// `crud-migrations generate` over the three releases of `Tests/Fixtures/TodoHistory`, whose steps
+/// are committed in `Tests/CRUDIntegrationTests/SchemaHistory`, where the integration tests apply
+/// them to every backend; and the build's warning when the models moved past the last step.
+@Suite("Migration generation")
+struct MigrationGenerationTests {
+    static let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let steps = tests.appending(path: "CRUDIntegrationTests/SchemaHistory")
+    static let names = ["initial", "titles and due dates", "priorities as numbers"]
+
+    /// The models of `release` (1 to 3), and the committed steps before it.
+    static func inputs(release: Int, steps count: Int? = nil) throws -> [GeneratorInput] {
+        let models = tests.appending(path: "Fixtures/TodoHistory/v\(release)/Models.swift")
+        let stepFiles = (1 ..< (count ?? release - 1) + 1).map { steps.appending(path: "Migration000\($0).swift") }
+        return try ([models] + stepFiles).map { url in
+            GeneratorInput(file: SourceFile(path: url.lastPathComponent, bytes: Array(try Data(contentsOf: url))), name: url.lastPathComponent)
+        }
+    }
+
+    static func committed(_ file: String) throws -> String {
+        try String(contentsOf: steps.appending(path: file), encoding: .utf8)
+    }
+
+    @Test("each release's models, after the steps before it, give exactly the committed step", arguments: 1 ... 3)
+    func generatesCommittedStep(_ release: Int) throws {
+        let output = Generator.generateMigration(try Self.inputs(release: release), name: Self.names[release - 1], namespace: "TodoHistory")
+        #expect(output.diagnostics.isEmpty, "\(output.diagnostics)")
+        #expect(output.stepName == "000\(release) \(Self.names[release - 1])")
+        #expect(output.files["Migration000\(release).swift"] == (try Self.committed("Migration000\(release).swift")))
+        #expect(Set(output.files.keys) == ["Migration000\(release).swift", "TodoHistory.swift"])
+        if release == 3 { #expect(output.files["TodoHistory.swift"] == (try Self.committed("TodoHistory.swift"))) }
+    }
+
+    @Test("generating again with no model change writes nothing, and the diagram stays the same")
+    func nothingToGenerate() throws {
+        let output = Generator.generateMigration(try Self.inputs(release: 3, steps: 3), name: "again", namespace: "TodoHistory")
+        #expect(output.stepName == nil)
+        #expect(output.files.isEmpty)
+        #expect(output.diagnostics.isEmpty)
+        #expect(output.diagram == Generator.generateMigration(try Self.inputs(release: 3), name: "x", namespace: "TodoHistory").diagram)
+        #expect(output.diagram.contains("HistoryUser ||--o{ HistoryTodo : \"userId\""))
+        #expect(output.diagram.contains("int64 priority \"nullable\""))
+    }
+
+    @Test("the build warns at each changed model's line while the last step lacks the change, and not before any step exists")
+    func missingMigrationWarnings() throws {
+        let behind = Generator.generate(try Self.inputs(release: 3, steps: 2))
+        #expect(behind.source != nil)
+        let warnings = behind.diagnostics.map(\.description)
+        let advice = "with no migration; run `swift package --allow-writing-to-package-directory crud-migrations generate <name>` "
+            + "(the last step is \"0002 titles and due dates\")"
+        #expect(warnings == [
+            "Models.swift:17:9: warning: 'HistoryTodo.priority' changed from text? to int64? \(advice)",
+            "Models.swift:12:1: warning: 'HistoryTodo' lost the column 'notes' \(advice)",
+            "Models.swift:12:1: warning: 'HistoryTodo' gained the constraint 'HistoryTodo_userId_fkey' \(advice)",
+        ])
+        #expect(Generator.generate(try Self.inputs(release: 3, steps: 3)).diagnostics.isEmpty, "after generating: no warning")
+        #expect(Generator.generate(try Self.inputs(release: 3, steps: 0)).diagnostics.isEmpty, "no step yet: not nagged")
+        let added = Generator.generate(try Self.inputs(release: 2, steps: 1)).diagnostics.map(\.description)
+        #expect(added.first == "Models.swift:15:9: warning: 'HistoryTodo.name' was renamed to 'title' "
+            + "with no migration; run `swift package --allow-writing-to-package-directory crud-migrations generate <name>` (the last step is \"0001 initial\")")
+        #expect(added.contains { $0.hasPrefix("Models.swift:19:9: warning: 'HistoryTodo' gained the column 'dueAt'") })
+    }
+
+    @Test("a column renamed without the hint is dropped and added, with a loud comment saying how to keep its values")
+    func unhintedRename() throws {
+        var inputs = try Self.inputs(release: 2)
+        let text = String(decoding: inputs[0].file.bytes, as: UTF8.self).replacingOccurrences(of: " // crud-migrations: renamed from \"name\"", with: "")
+        inputs[0] = GeneratorInput(file: SourceFile(path: "Models.swift", text: text), name: "Models.swift")
+        let step = try #require(Generator.generateMigration(inputs, name: "titles", namespace: "TodoHistory").files["Migration0002.swift"])
+        #expect(step.contains("// WARNING: in HistoryTodo, \"name\" is dropped with its values and \"title\", \"dueAt\", \"position\" added."))
+        #expect(step.contains(".addColumn(CRUDSchemaColumn(\"title\", .text), table: \"HistoryTodo\"),"))
+        #expect(step.contains(".dropColumn(\"name\", table: \"HistoryTodo\"),"))
+        #expect(!step.contains(".renameColumn("))
+    }
+
+    @Test("a step edited by hand into what cannot be read, and two steps with one number, are errors at their lines")
+    func unreadableSteps() throws {
+        var inputs = try Self.inputs(release: 3)
+        let edited = try Self.committed("Migration0002.swift").replacingOccurrences(of: "CRUDSchemaColumn(\"position\", .integer(bits: 64, signed: true))",
+                                                                                      with: "CRUDSchemaColumn(\"position\", .integer(bits: 7, signed: true))")
+        inputs[2] = GeneratorInput(file: SourceFile(path: "Migration0002.swift", text: edited), name: "Migration0002.swift")
+        let output = Generator.generateMigration(inputs, name: "next", namespace: "TodoHistory")
+        #expect(output.files.isEmpty)
+        #expect(output.diagnostics.map(\.description).contains { $0.hasPrefix("Migration0002.swift:34:42: error: the frozen migration 'migration0002' cannot be read: a column's type is one of") },
+                "\(output.diagnostics)")
+        #expect(Generator.generate(inputs).diagnostics.allSatisfy { $0.severity == .warning }, "the build goes on; the command refuses")
+
+        var twice = try Self.inputs(release: 3)
+        let copy = try Self.committed("Migration0002.swift").replacingOccurrences(of: "migration0002", with: "migration0002b")
+            .replacingOccurrences(of: "0002 titles and due dates", with: "0002 another")
+        twice.append(GeneratorInput(file: SourceFile(path: "Copy.swift", text: copy), name: "Copy.swift"))
+        #expect(Generator.generateMigration(twice, name: "next", namespace: "TodoHistory").diagnostics.map(\.message)
+            .contains { $0.contains("have the same number 2") })
+    }
+
+    @Test("a column whose storage takes running code to know is an error of the command, naming the fix")
+    func unknownStorage() {
+        let source = """
+            import CRUD
+            struct Tag: CRUDValue { }
+            struct Note: CRUDModel {
+                var id: Int
+                var tag: Tag
+            }
+            """
+        let output = Generator.generateMigration([GeneratorInput(file: SourceFile(path: "Note.swift", text: source), name: "Note.swift")],
+                                                 name: "initial", namespace: "History")
+        #expect(output.files.isEmpty)
+        #expect(output.diagnostics.map(\.description) == [
+            "Note.swift:5:9: error: crud-migrations cannot tell how 'Note.tag' ('Tag') is stored without running code: declare it in the type, "
+                + "as 'static let crudColumnType: CRUDColumnType = .text' (or the type it is)",
+        ])
+        let declared = source.replacingOccurrences(of: "struct Tag: CRUDValue { }", with: "struct Tag: CRUDValue { static let crudColumnType: CRUDColumnType = .text }")
+        let fixed = Generator.generateMigration([GeneratorInput(file: SourceFile(path: "Note.swift", text: declared), name: "Note.swift")],
+                                                name: "initial", namespace: "History")
+        #expect(fixed.files["Migration0001.swift"]?.contains("CRUDSchemaColumn(\"tag\", .text)") == true)
+    }
+}
