@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "CRUDServiceLifecycle", targets: ["CRUDServiceLifecycle"]),
         .executable(name: "crud-gen", targets: ["crud-gen"]),
         .plugin(name: "CRUDPlugin", targets: ["CRUDPlugin"]),
+        .plugin(name: "CRUDMigrationsPlugin", targets: ["CRUDMigrationsPlugin"]),
     ],
     traits: [
         .trait(name: "MySQL", description: "The MySQL and MariaDB driver (CRUDMySQL) over MariaDB Connector/C, which needs "
@@ -32,6 +33,15 @@ let package = Package(
         .target(name: "CRUDGenerator"),
         .executableTarget(name: "crud-gen", dependencies: ["CRUDGenerator"]),
         .plugin(name: "CRUDPlugin", capability: .buildTool(), dependencies: ["crud-gen"]),
+        // `swift package crud-migrations generate <name>`: the next frozen migration step of a target.
+        .plugin(
+            name: "CRUDMigrationsPlugin",
+            capability: .command(
+                intent: .custom(verb: "crud-migrations", description: "Writes the next frozen migration step of a target's CRUD models"),
+                permissions: [.writeToPackageDirectory(reason: "crud-migrations writes the step into the target's Migrations folder")]
+            ),
+            dependencies: ["crud-gen"]
+        ),
 
         // Runtime: models, values, the query chain, SQL building, transactions, logging, errors.
         // Logs, metrics and traces through the server ecosystem's API packages, which cost nothing

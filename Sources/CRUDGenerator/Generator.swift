@@ -75,7 +75,7 @@ extension Generator {
         let parsed = inputs.map { DeclarationParser.parse($0.file) }
         let state = MigrationState(parsed: parsed, analysis: ModelAnalyzer.analyze(parsed))
         var diagnostics = state.diagnostics
-        let diagram = MigrationEmitter.diagram(state.models.snapshot, relations: state.relations, title: "Schema of \(namespace)")
+        let diagram = MigrationEmitter.diagram(state.models.snapshot, relations: state.relations, title: "Schema")
         guard !diagnostics.contains(where: { $0.severity == .error }) else {
             return MigrationOutput(files: [:], diagram: diagram, stepName: nil, diagnostics: diagnostics)
         }

@@ -150,6 +150,79 @@ struct PluginBuildTests {
         try Self.write(Self.goodModels, to: Self.models)
     }
 
+    /// Runs `swift package … crud-migrations` in `package` with `arguments`.
+    static func crudMigrations(_ package: URL, _ arguments: [String]) async throws -> ProcessResult {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result {
+                    var environment = ProcessInfo.processInfo.environment
+                    environment.removeValue(forKey: "XCTestConfigurationFilePath")
+                    let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
+                                                ["swift", "package", "--package-path", package.path, "--allow-writing-to-package-directory",
+                                                 "crud-migrations"] + arguments, environment: environment)
+                    return ProcessResult(status: result.status, output: result.output + result.error, error: "")
+                })
+            }.start()
+        }
+    }
+
+    @Test("crud-migrations: the first step, the build's warning at the changed line once the models move past it, the next step",
+          .timeLimit(.minutes(20)))
+    func migrationsCommand() async throws {
+        try Self.linkPackage()
+        let package = Self.fixture.deletingLastPathComponent().appending(path: "crud-migrations-fixture")
+        let models = package.appending(path: "Sources/App/Models.swift")
+        let migrations = package.appending(path: "Sources/App/Migrations")
+        try? FileManager.default.removeItem(at: migrations)
+        try Self.write(try Self.readmeManifest(), to: package.appending(path: "Package.swift"))
+        try Self.write(Self.goodModels, to: models)
+        try Self.write("print(\"not migrated yet\")\n", to: package.appending(path: "Sources/App/main.swift"))
+
+        let first = try await Self.crudMigrations(package, ["generate", "initial"])
+        #expect(first.status == 0, "\(first.output)")
+        #expect(FileManager.default.fileExists(atPath: migrations.appending(path: "Migration0001.swift").path))
+        #expect(try String(contentsOf: migrations.appending(path: "SchemaHistory.swift"), encoding: .utf8).contains("migration0001,"))
+        #expect(try String(contentsOf: package.appending(path: "AppSchema.md"), encoding: .utf8).contains("int64 id PK"))
+
+        // The app applies the generated steps and checks the database against the last one.
+        try Self.write("""
+            import CRUD
+            import CRUDSQLite
+            import Foundation
+
+            let path = FileManager.default.temporaryDirectory.appending(path: "crud-migrations-\\(UUID().uuidString).sqlite").path
+            defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+            let db = Database(configuration: try SQLiteDatabaseConfiguration(path))
+            var migrator = CRUDMigrator<SQLiteDatabaseConfiguration>()
+            migrator.register(SchemaHistory.migrations)
+            print(try migrator.migrate(db).joined(separator: ","))
+            try db.checkSchema(migrator.schema!)
+            try db.checkSchema([Rider.self])
+
+            """, to: package.appending(path: "Sources/App/main.swift"))
+        let built = try await Self.swiftBuild(package)
+        #expect(built.status == 0, "\(built.output)")
+        #expect(!Self.ownWarnings(built.output), "\(built.output)")
+        #expect(try runProcess(package.appending(path: ".build/debug/App"), []).output == "0001 initial\n")
+
+        try Self.write(Self.goodModels.replacingOccurrences(of: "var name: String", with: "var name: String\n    var wheels: Int?"), to: models)
+        let behind = try await Self.swiftBuild(package)
+        #expect(behind.status == 0, "\(behind.output)")
+        #expect(behind.output.contains("\(models.path):6:9: warning: 'Rider' gained the column 'wheels' with no migration; "
+            + "run `swift package --allow-writing-to-package-directory crud-migrations generate <name>`"), "\(behind.output)")
+
+        let second = try await Self.crudMigrations(package, ["generate", "wheels"])
+        #expect(second.status == 0, "\(second.output)")
+        let caughtUp = try await Self.swiftBuild(package)
+        #expect(caughtUp.status == 0, "\(caughtUp.output)")
+        #expect(!Self.ownWarnings(caughtUp.output), "\(caughtUp.output)")
+        #expect(try runProcess(package.appending(path: ".build/debug/App"), []).output == "0001 initial,0002 wheels\n")
+
+        let again = try await Self.crudMigrations(package, ["generate", "nothing"])
+        #expect(again.status == 0 && again.output.contains("nothing to generate"), "\(again.output)")
+        #expect(!FileManager.default.fileExists(atPath: migrations.appending(path: "Migration0003.swift").path))
+    }
+
     @Test("the plugin applied to a C target is a build error that says where it belongs", .timeLimit(.minutes(10)))
     func nonSwiftTarget() async throws {
         try Self.linkPackage()
