@@ -201,6 +201,37 @@ struct FrozenMigrationTests {
         try Self.expectSameSchema(created, migrated, configuration)
     }
 
+    @Test("adopting: a database made by create(_:) takes the first frozen step as applied, then upgrades; one that differs is refused",
+          arguments: Backend.all)
+    func adopting(_ backend: Backend) throws { try adopting(backend.open(), backend) }
+
+    func adopting<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) throws {
+        let db = Database(configuration: configuration)
+        try db.create(HistoryUser.self)
+        try db.create(HistoryTodoV1.self)
+        try Self.writeRelease1(db)
+        var migrator = CRUDMigrator<C>()
+        migrator.register(adopting: TodoHistory.migrations[0])
+        migrator.register(Array(TodoHistory.migrations.dropFirst()))
+        #expect(try migrator.migrate(db) == TodoHistory.migrations.map(\.name))
+        #expect(try db.table(HistoryTodoV3.self).order(by: \.id).select().map { $0 } == Self.release1TodosAtV3)
+        let fresh = try Self.reopen(backend, like: configuration)
+        try migrator.migrate(fresh)
+        try Self.expectSameSchema(db, fresh, configuration)
+
+        let partial = try Self.reopen(backend, like: configuration)
+        try partial.create(HistoryUser.self)
+        #expect {
+            try migrator.migrate(partial)
+        } throws: { error in
+            // MySQL, where a step's changes commit as they run, reports any failed step as not undone.
+            var mismatch = error
+            if case let .stepNotUndone(_, _, underlying) = error as? CRUDMigrationError { mismatch = underlying }
+            return (mismatch as? CRUDSchemaMismatchError)?.differences == [.missingTable("HistoryTodo")]
+        }
+        #expect(try migrator.appliedMigrations(partial).isEmpty)
+    }
+
     @Test("a step that fails in the middle: rolled back where the database can, reported as not undone on MySQL", arguments: Backend.all)
     func failingStep(_ backend: Backend) throws { try failingStep(backend.open(), backend) }
 

@@ -170,9 +170,12 @@ extension CRUDSchemaColumn {
 
 extension Database {
     /// Applies one frozen migration's changes, in a schema transaction of its own (a savepoint of
-    /// the migrator's step).
-    /// - Throws: what `CRUDMigrationApplier.apply()` throws; `CRUDMigrationError.invalidMigration`.
-    func apply(_ migration: CRUDSchemaMigration) throws {
+    /// the migrator's step). `adopting`, where the database has every table the step creates
+    /// already, matching the step's schema, applies nothing.
+    /// - Throws: what `CRUDMigrationApplier.apply()` throws; `CRUDMigrationError.invalidMigration`;
+    ///   with `adopting`, `CRUDSchemaMismatchError` when the database has some of the tables, or
+    ///   tables that differ from the step's.
+    func apply(_ migration: CRUDSchemaMigration, adopting: Bool = false) throws {
         let tables = Array(Set(migration.changes.map(\.table) + migration.schema.tables.flatMap { table in
             table.constraints.compactMap { constraint -> String? in
                 guard case let .foreignKey(_, _, target, _, _, _) = constraint else { return nil }
@@ -183,6 +186,18 @@ extension Database {
             let problems = migration.problems
             guard problems.isEmpty else { throw CRUDMigrationError.invalidMigration(name: migration.name, problems: problems) }
         }) { steps in
+            if adopting {
+                let created = migration.changes.compactMap { change -> CRUDSchemaTable? in
+                    guard case let .createTable(table) = change else { return nil }
+                    return migration.schema[table: table.name]
+                }
+                let present = try created.filter { try steps.columns(ofTable: $0.name) != nil }
+                if !present.isEmpty {
+                    let differences = try Self.differences(of: created, in: steps)
+                    guard differences.isEmpty else { throw CRUDSchemaMismatchError(differences: differences) }
+                    return
+                }
+            }
             try CRUDMigrationApplier(migration: migration, steps: steps).apply()
         }
     }

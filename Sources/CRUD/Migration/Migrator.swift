@@ -35,6 +35,17 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
         register(migration.name) { db in try db.apply(migration) }
     }
 
+    /// Adds the first frozen step of a project whose databases were made before it had any (by
+    /// `create`, or by hand-written steps registered before this one): on a database that has every
+    /// table the step creates, each as the step's schema has it, the step is recorded as applied and
+    /// changes nothing; on a new database it runs. A database with only some of the tables, or with
+    /// tables that differ, fails the step with `CRUDSchemaMismatchError` naming every difference:
+    /// bring it to the models first (`alterTable`, a hand-written step).
+    public mutating func register(adopting migration: CRUDSchemaMigration) {
+        frozen.append(migration)
+        register(migration.name) { db in try db.apply(migration, adopting: true) }
+    }
+
     /// Adds frozen steps in their order: the generated history's `migrations`.
     public mutating func register(_ migrations: [CRUDSchemaMigration]) {
         for migration in migrations { register(migration) }

@@ -77,16 +77,23 @@ extension Database {
     ///   type and nullability mismatch; `CRUDSQLExeError` when the database cannot be read.
     public func checkSchema(_ schema: CRUDSchema) throws {
         try executor.readingCatalog(.read) { catalog in
-            var differences: [CRUDSchemaDifference] = []
-            for table in schema.tables {
-                let existing = try catalog.columns(ofTable: table.name)
-                differences += Self.differences(of: table.tableSchema, from: existing, in: catalog.dialect)
-                for column in existing ?? [] where table[column: column.name] == nil {
-                    differences.append(.unexpectedColumn(table: table.name, column: column.name))
-                }
-            }
+            let differences = try Self.differences(of: schema.tables, in: catalog)
             guard differences.isEmpty else { throw CRUDSchemaMismatchError(differences: differences) }
         }
+    }
+
+    /// How the database's tables differ from frozen `tables`, unexpected columns included.
+    /// - Throws: `CRUDSQLExeError` when the catalog cannot be read.
+    static func differences(of tables: [CRUDSchemaTable], in catalog: CRUDSchemaSteps<C.Connection>) throws -> [CRUDSchemaDifference] {
+        var differences: [CRUDSchemaDifference] = []
+        for table in tables {
+            let existing = try catalog.columns(ofTable: table.name)
+            differences += Self.differences(of: table.tableSchema, from: existing, in: catalog.dialect)
+            for column in existing ?? [] where table[column: column.name] == nil {
+                differences.append(.unexpectedColumn(table: table.name, column: column.name))
+            }
+        }
+        return differences
     }
 
     /// The differences of one table, in the model's column order.
