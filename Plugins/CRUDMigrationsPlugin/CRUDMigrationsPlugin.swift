@@ -1,25 +1,28 @@
 import Foundation
 import PackagePlugin
 
-/// `swift package crud-migrations generate <name> [--target <target>] [--namespace <type>]`: writes the
-/// next frozen migration step of a target's models into its `Migrations` folder, from the same
-/// analysis the build plugin runs, and the Mermaid diagram of its schema (into the target's DocC
-/// catalogue when it has one, else `<Target>Schema.md` beside the package's manifest).
+/// `swift package crud-migrations generate <name> [--target <target>] [--namespace <type>] [--diagram <file>]`:
+/// writes the next frozen migration step of a target's models into its `Migrations` folder, from the
+/// same analysis the build plugin runs, and the Mermaid diagram of its schema (to `--diagram`, a path
+/// in the package; else into the target's DocC catalogue when it has one; else `<Target>Schema.md`
+/// beside the package's manifest).
 @main
 struct CRUDMigrationsPlugin: CommandPlugin {
     func performCommand(context: PluginContext, arguments: [String]) throws {
         var extractor = ArgumentExtractor(arguments)
         let targetNames = extractor.extractOption(named: "target")
         let namespace = extractor.extractOption(named: "namespace").last ?? "SchemaHistory"
+        let diagramPath = extractor.extractOption(named: "diagram").last
         let words = extractor.remainingArguments
         guard words.first == "generate", words.count >= 2 else {
             throw CRUDMigrationsError("usage: swift package --allow-writing-to-package-directory crud-migrations generate <name of the step> "
-                + "[--target <target>] [--namespace <type>]")
+                + "[--target <target>] [--namespace <type>] [--diagram <file in the package>]")
         }
         let target = try Self.target(context.package, named: targetNames)
         let directory = target.directoryURL
         let catalogue = try FileManager.default.contentsOfDirectory(atPath: directory.path(percentEncoded: false)).first { $0.hasSuffix(".docc") }
-        let diagram = catalogue.map { directory.appending(path: $0).appending(path: "Schema.md") }
+        let diagram = diagramPath.map { context.package.directoryURL.appending(path: $0) }
+            ?? catalogue.map { directory.appending(path: $0).appending(path: "Schema.md") }
             ?? context.package.directoryURL.appending(path: "\(target.name)Schema.md")
         let process = Process()
         process.executableURL = try context.tool(named: "crud-gen").url

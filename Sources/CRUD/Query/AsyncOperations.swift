@@ -265,6 +265,18 @@ extension Database {
         try await executor.perform(.write) { try self.create(type, primaryKey: primaryKey, policy: policy) }
     }
 
+    /// Compares the database's tables with `schema`, the frozen schema a migration left.
+    /// - Throws: `CRUDSchemaMismatchError` listing every difference; `CRUDSQLExeError`.
+    public func checkSchema(_ schema: CRUDSchema) async throws {
+        try await executor.perform(.read) { try self.checkSchema(schema) }
+    }
+
+    /// Compares the tables of `models` (and of the models they join) with their generated schemas.
+    /// - Throws: `CRUDSchemaMismatchError` listing every difference; `CRUDSQLExeError`.
+    public func checkSchema(_ models: [any CRUDModel.Type]) async throws {
+        try await executor.perform(.read) { try self.checkSchema(models) }
+    }
+
     /// Runs one SQL statement; rows it returns are discarded.
     /// - Throws: `CRUDSQLExeError`.
     public func sql(_ sql: String, bindings: Bindings = []) async throws {

@@ -21,4 +21,5 @@ struct Todo: CRUDModel, Codable {
     static let crudConstraints: [CRUDConstraint<Todo>] = [
         .foreignKey(\.userId, references: \User.id, onDelete: .cascade),
     ]
+    static let crudIndexes: [CRUDIndex<Todo>] = [.index(\.userId)]
 }
