@@ -304,6 +304,32 @@ public final class MySQLConnection: CRUDConnection {
         return names
     }
 
+    /// The indexes that are no key nor constraint's: not `PRIMARY`, nor named as a constraint (a
+    /// unique constraint's index, or the one a foreign key made for itself).
+    @_spi(CRUDDriver) public func indexes(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws
+        -> [(name: String, sql: String, columns: [String])] {
+        var found: [(name: String, unique: Bool, columns: [String])] = []
+        try runner.forEachRow("""
+            SELECT s.INDEX_NAME, s.NON_UNIQUE, s.COLUMN_NAME FROM information_schema.STATISTICS AS s
+            WHERE s.TABLE_SCHEMA = DATABASE() AND s.TABLE_NAME = ? AND s.INDEX_NAME <> 'PRIMARY' AND NOT EXISTS (
+                SELECT 1 FROM information_schema.TABLE_CONSTRAINTS AS c
+                WHERE c.TABLE_SCHEMA = s.TABLE_SCHEMA AND c.TABLE_NAME = s.TABLE_NAME AND c.CONSTRAINT_NAME = s.INDEX_NAME)
+            ORDER BY s.INDEX_NAME, s.SEQ_IN_INDEX
+            """, [.text(table)]) { row in
+            let name = try row.readText(0)
+            let column = try row.readText(2)
+            if found.last?.name == name {
+                found[found.count - 1].columns.append(column)
+            } else {
+                found.append((name, try row.readInt64(1) == 0, [column]))
+            }
+        }
+        return found.map { index in
+            (index.name, "CREATE \(index.unique ? "UNIQUE " : "")INDEX \(dialect.quote(index.name)) ON \(dialect.quote(table)) "
+                + "(\(index.columns.map(dialect.quote).joined(separator: ", ")))", index.columns)
+        }
+    }
+
     /// From `information_schema.STATISTICS`, by the names a duplicate-key error gives them (`PRIMARY`
     /// for the primary key).
     @_spi(CRUDDriver) public func uniqueKeys(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [String: Set<String>] {

@@ -258,6 +258,24 @@ public final class PostgresConnection: CRUDConnection {
         return names
     }
 
+    /// The indexes that back no constraint (neither the primary key nor a unique constraint).
+    @_spi(CRUDDriver) public func indexes(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws
+        -> [(name: String, sql: String, columns: [String])] {
+        var found: [(name: String, sql: String, columns: [String])] = []
+        try runner.forEachRow("""
+            SELECT c.relname::text, pg_get_indexdef(i.indexrelid),
+                   (SELECT string_agg(a.attname::text, ',' ORDER BY k.n) FROM unnest(i.indkey) WITH ORDINALITY AS k(attnum, n)
+                    JOIN pg_attribute AS a ON a.attrelid = i.indrelid AND a.attnum = k.attnum)
+            FROM pg_index AS i JOIN pg_class AS c ON c.oid = i.indexrelid
+            WHERE i.indrelid = to_regclass($1) AND NOT EXISTS (SELECT 1 FROM pg_constraint AS k WHERE k.conindid = i.indexrelid)
+            ORDER BY 1
+            """, [.text(dialect.quote(table))]) { row in
+            let columns = row.isNull(2) ? [] : try row.readText(2).split(separator: ",").map(String.init)
+            found.append((try row.readText(0), try row.readText(1), columns))
+        }
+        return found
+    }
+
     /// The unique indexes of `table` (those of its primary key and unique constraints too) with their
     /// columns: what `ON CONFLICT (…)` accepts. Partial indexes and indexes on expressions are left
     /// out.

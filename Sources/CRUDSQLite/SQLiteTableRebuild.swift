@@ -35,7 +35,7 @@ extension SQLiteConnection {
                               sql: sql, kind: .foreignKeyViolation, table: table)
     }
 
-    @_spi(CRUDDriver) public func indexes(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [(sql: String, columns: [String])] {
+    @_spi(CRUDDriver) public func indexes(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [(name: String, sql: String, columns: [String])] {
         var found: [(name: String, sql: String)] = []
         try runner.forEachRow("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL ORDER BY name",
                               [.text(table)]) { found.append((try $0.readText(0), try $0.readText(1))) }
@@ -46,8 +46,32 @@ extension SQLiteConnection {
             try runner.forEachRow("SELECT name FROM pragma_index_info(?1) ORDER BY seqno", [.text(index.name)]) { info in
                 if !info.isNull(0) { columns.append(try info.readText(0)) }
             }
-            return (index.sql, columns)
+            return (index.name, index.sql, columns)
         }
+    }
+
+    /// SQLite keeps a table's constraints only in its `CREATE TABLE` text, where CRUD writes each as
+    /// `CONSTRAINT "name"`.
+    @_spi(CRUDDriver) public func constraintNames(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Set<String> {
+        guard let definition = try tableDefinition(ofTable: table, using: runner) else { return [] }
+        var names: Set<String> = []
+        var rest = Substring(definition)
+        while let found = rest.range(of: "CONSTRAINT \"") {
+            var name = ""
+            var index = found.upperBound
+            while index < rest.endIndex {
+                let character = rest[index]
+                index = rest.index(after: index)
+                if character == "\"" {
+                    guard index < rest.endIndex, rest[index] == "\"" else { break }
+                    index = rest.index(after: index)
+                }
+                name.append(character)
+            }
+            names.insert(name)
+            rest = rest[index...]
+        }
+        return names
     }
 
     @_spi(CRUDDriver) public func tableDefinition(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> String? {

@@ -204,6 +204,10 @@ extension LoggingTests {
         twice.register("once") { _ in }
         twice.register("once") { _ in }
         await boundary.expectOne("async migrate") { try await twice.migrate(db) }
+        await boundary.expectOne("async checkSchema of a missing table") { try await db.checkSchema([Course.self]) }
+        await boundary.expectOne("async checkSchema against a frozen schema") {
+            try await db.checkSchema(CRUDSchema([CRUDSchemaTable("Missing", columns: [CRUDSchemaColumn("id", .integer(bits: 64, signed: true))])]))
+        }
         await boundary.expectOne("async shutdown inside a transaction") { try await db.transaction { tx in try await tx.shutdown() } }
         let closed = try shutDownDatabase(boundary)
         await boundary.expectOne("async ping after shutdown") { try await closed.ping() }

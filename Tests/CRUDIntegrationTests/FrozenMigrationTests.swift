@@ -181,6 +181,20 @@ struct FrozenMigrationTests {
         try install.migrate(fresh)
         try Self.expectSameSchema(db, fresh, configuration)
         try db.checkSchema(release4.schema)
+        // Against release 3's schema, and with an index made by hand, every difference is named.
+        try db.sql("CREATE INDEX \(db.quote("extra_done")) ON \(db.quote("HistoryTodo")) (\(db.quote("done")))")
+        #expect {
+            try db.checkSchema(last)
+        } throws: { error in
+            Set((error as? CRUDSchemaMismatchError)?.differences ?? []) == [
+                .missingConstraint(table: "HistoryUser", constraint: "HistoryUser_email_key"),
+                .missingIndex(table: "HistoryTodo", index: "index_HistoryTodo_title"),
+                .unexpectedIndex(table: "HistoryTodo", index: "extra_done"),
+                .missingConstraint(table: "HistoryTodo", constraint: "HistoryTodo_userId_fkey"),
+                .nullabilityMismatch(table: "HistoryTodo", column: "position", propertyIsOptional: false),
+            ]
+        }
+        try db.sql("DROP INDEX \(db.quote("extra_done"))" + (Backend.isMySQL(configuration) ? " ON \(db.quote("HistoryTodo"))" : ""))
         // What the dropped rules refused is accepted now, and every row stayed.
         try db.table(HistoryUser.self).insert(HistoryUser(id: 3, name: "Ann again", email: "ann@example.com"))
         try db.table(HistoryTodoV3.self).insert(HistoryTodoV3(id: 7, userId: 99, title: "orphan", done: false, priority: nil, dueAt: nil, position: 0))

@@ -50,7 +50,7 @@ public final class AnyCRUDConnection: CRUDConnection {
     }
 
     @_spi(CRUDDriver) public func indexes(ofTable table: String, using runner: some CRUDCatalogRunner<AnyCRUDStatement>) throws
-        -> [(sql: String, columns: [String])] {
+        -> [(name: String, sql: String, columns: [String])] {
         try base.erasedIndexes(table, runner)
     }
 
@@ -132,7 +132,7 @@ extension CRUDConnection {
         try checkForeignKeys(using: CRUDErasedRunner<_, Statement>(runner))
     }
 
-    fileprivate func erasedIndexes(_ table: String, _ runner: some CRUDCatalogRunner<AnyCRUDStatement>) throws -> [(sql: String, columns: [String])] {
+    fileprivate func erasedIndexes(_ table: String, _ runner: some CRUDCatalogRunner<AnyCRUDStatement>) throws -> [(name: String, sql: String, columns: [String])] {
         try indexes(ofTable: table, using: CRUDErasedRunner<_, Statement>(runner))
     }
 

@@ -74,10 +74,11 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// - Throws: `CRUDSQLExeError` of kind `.foreignKeyViolation` naming the first rows that violate one.
     @_spi(CRUDDriver) func checkForeignKeys(using runner: some CRUDCatalogRunner<Statement>) throws
 
-    /// The `CREATE INDEX` statements of a table's own indexes (not those of its constraints), each
-    /// with the columns it covers: what a table rebuild creates again. The default has none.
+    /// A table's own indexes (not those of its key and constraints): each one's name, the statement
+    /// that makes it and the columns it covers: what a table rebuild creates again, and what the
+    /// check against a frozen schema compares. The default has none.
     /// - Throws: `CRUDSQLExeError`.
-    @_spi(CRUDDriver) func indexes(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [(sql: String, columns: [String])]
+    @_spi(CRUDDriver) func indexes(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [(name: String, sql: String, columns: [String])]
 
     /// The `CREATE TABLE` statement a database that rebuilds tables keeps for `table` (SQLite's
     /// `sqlite_master`, which appends what `ADD COLUMN` adds), or `nil`: how `alterTable` tells
@@ -97,8 +98,8 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// - Throws: `CRUDSQLExeError`.
     @_spi(CRUDDriver) func raiseKeyCounter(ofTable table: String, to value: Int64, using runner: some CRUDCatalogRunner<Statement>) throws
 
-    /// The names of a table's constraints, where `alterTable` adds the model's missing ones in place.
-    /// The default has none.
+    /// The names of a table's constraints: what `alterTable` adds the model's missing ones by, and the
+    /// check against a frozen schema compares. The default has none.
     /// - Throws: `CRUDSQLExeError`.
     @_spi(CRUDDriver) func constraintNames(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Set<String>
 
@@ -145,7 +146,7 @@ extension CRUDConnection {
     @_spi(CRUDDriver) public func withForeignKeysOff<T>(using runner: some CRUDCatalogRunner<Statement>, _ body: () throws -> T) throws -> T { try body() }
     @_spi(CRUDDriver) public func dropRunsForeignKeyActions(using runner: some CRUDCatalogRunner<Statement>) throws -> Bool { false }
     @_spi(CRUDDriver) public func checkForeignKeys(using runner: some CRUDCatalogRunner<Statement>) throws {}
-    @_spi(CRUDDriver) public func indexes(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [(sql: String, columns: [String])] { [] }
+    @_spi(CRUDDriver) public func indexes(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [(name: String, sql: String, columns: [String])] { [] }
     @_spi(CRUDDriver) public func constraintNames(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Set<String> { [] }
     @_spi(CRUDDriver) public func tableDefinition(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> String? { nil }
     @_spi(CRUDDriver) public func keyCounter(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Int64? { nil }
@@ -173,7 +174,7 @@ extension CRUDConnection {
     /// The `CREATE INDEX` statements of a table's own indexes with their columns (see
     /// `indexes(ofTable:using:)`), read on this connection.
     /// - Throws: `CRUDSQLExeError`.
-    @_spi(CRUDDriver) public func indexes(ofTable table: String) throws -> [(sql: String, columns: [String])] {
+    @_spi(CRUDDriver) public func indexes(ofTable table: String) throws -> [(name: String, sql: String, columns: [String])] {
         try indexes(ofTable: table, using: CRUDConnectionRunner(self))
     }
 }

@@ -46,7 +46,7 @@ struct CRUDSchemaSteps<Connection: CRUDConnection> {
 
     /// The table's indexes: the statement that makes each, and its columns.
     /// - Throws: `CRUDSQLExeError`.
-    func indexes(ofTable table: String) throws -> [(sql: String, columns: [String])] {
+    func indexes(ofTable table: String) throws -> [(name: String, sql: String, columns: [String])] {
         try session.connection.indexes(ofTable: table, using: session.catalog)
     }
 

@@ -11,6 +11,12 @@ public enum CRUDSchemaDifference: Sendable, Hashable, CustomStringConvertible {
     case nullabilityMismatch(table: String, column: String, propertyIsOptional: Bool)
     /// The table has a column that the frozen schema it is checked against does not.
     case unexpectedColumn(table: String, column: String)
+    /// The table lacks an index of the frozen schema.
+    case missingIndex(table: String, index: String)
+    /// The table has an index (not one of a key or a constraint) that the frozen schema does not.
+    case unexpectedIndex(table: String, index: String)
+    /// The table lacks a constraint of the frozen schema.
+    case missingConstraint(table: String, constraint: String)
 
     public var description: String {
         switch self {
@@ -26,6 +32,12 @@ public enum CRUDSchemaDifference: Sendable, Hashable, CustomStringConvertible {
                 : "\"\(table)\".\"\(column)\": the column accepts NULL but the property is not optional"
         case let .unexpectedColumn(table, column):
             "\"\(table)\".\"\(column)\": the schema has no such column"
+        case let .missingIndex(table, index):
+            "\"\(table)\": the index \"\(index)\" does not exist"
+        case let .unexpectedIndex(table, index):
+            "\"\(table)\": the schema has no index \"\(index)\""
+        case let .missingConstraint(table, constraint):
+            "\"\(table)\": the constraint \"\(constraint)\" does not exist"
         }
     }
 }
@@ -72,9 +84,12 @@ extension Database {
     /// Compares the database's tables with `schema`, the frozen schema a migration left
     /// (`CRUDMigrator.schema`): call it at startup, after migrating, so that a database changed by
     /// hand, or migrated by another version of the app, fails there with every difference at once.
-    /// Unlike the check against models, a column the schema lacks is a difference too.
-    /// - Throws: `CRUDSchemaMismatchError` listing every missing table, missing or unexpected column,
-    ///   type and nullability mismatch; `CRUDSQLExeError` when the database cannot be read.
+    /// Unlike the check against models, a column or an index the schema lacks is a difference too,
+    /// and so is a missing index or constraint (constraints are compared by name; one the schema
+    /// lacks is not reported, since databases list their keys and NOT NULL among them).
+    /// - Throws: `CRUDSchemaMismatchError` listing every missing table; missing or unexpected column
+    ///   or index; type and nullability mismatch; missing constraint; `CRUDSQLExeError` when the
+    ///   database cannot be read.
     public func checkSchema(_ schema: CRUDSchema) throws {
         try executor.readingCatalog(.read) { catalog in
             let differences = try Self.differences(of: schema.tables, in: catalog)
@@ -89,9 +104,18 @@ extension Database {
         for table in tables {
             let existing = try catalog.columns(ofTable: table.name)
             differences += Self.differences(of: table.tableSchema, from: existing, in: catalog.dialect)
-            for column in existing ?? [] where table[column: column.name] == nil {
+            guard let existing else { continue }
+            for column in existing where table[column: column.name] == nil {
                 differences.append(.unexpectedColumn(table: table.name, column: column.name))
             }
+            let limit = catalog.dialect.maxIdentifierBytes
+            let indexes = Set(try catalog.indexes(ofTable: table.name).map(\.name))
+            let expected = table.indexes.map { SQLBuilder.identifier($0.name, fitting: limit) }
+            differences += expected.filter { !indexes.contains($0) }.map { .missingIndex(table: table.name, index: $0) }
+            differences += indexes.subtracting(expected).sorted().map { .unexpectedIndex(table: table.name, index: $0) }
+            let constraints = try catalog.constraintNames(ofTable: table.name)
+            differences += table.constraints.map { SQLBuilder.identifier($0.name, fitting: limit) }.filter { !constraints.contains($0) }
+                .map { .missingConstraint(table: table.name, constraint: $0) }
         }
         return differences
     }
