@@ -3,7 +3,8 @@ import PackagePlugin
 
 /// `swift package crud-migrations generate <name> [--target <target>] [--namespace <type>] [--diagram <file>]`:
 /// writes the next frozen migration step of a target's models into its `Migrations` folder, from the
-/// same analysis the build plugin runs, and the Mermaid diagram of its schema (to `--diagram`, a path
+/// same analysis the build plugin runs, and the diagram of its schema, Markdown with Mermaid and an
+/// SVG picture beside it (to `--diagram`, a path
 /// in the package; else into the target's DocC catalogue when it has one; else `<Target>Schema.md`
 /// beside the package's manifest).
 @main

@@ -59,8 +59,10 @@ public struct MigrationOutput: Sendable {
     /// The files of the migrations folder to write, by name: the new step and the list of steps;
     /// empty when the models match the last step.
     public var files: [String: String]
-    /// The Mermaid diagram of the models' schema.
+    /// The diagram of the models' schema: Markdown with a Mermaid `erDiagram` that shows the SVG
+    /// picture `diagramSVG` first.
     public var diagram: String
+    public var diagramSVG: String
     /// The new step's name, or `nil` when there is none.
     public var stepName: String?
     /// Errors and warnings; with an error, `files` is empty.
@@ -70,21 +72,24 @@ public struct MigrationOutput: Sendable {
 extension Generator {
     /// The next frozen migration step of the models among `inputs`: the changes from the schema of
     /// the last step found among them (none for a first step) to the models' schema. `name` names the
-    /// step after its number; `namespace` is the type the steps extend, unless earlier steps name one.
-    public static func generateMigration(_ inputs: [GeneratorInput], name: String, namespace: String) -> MigrationOutput {
+    /// step after its number; `namespace` is the type the steps extend, unless earlier steps name one;
+    /// `diagramImage` is the file name the diagram's picture is written under, beside it.
+    public static func generateMigration(_ inputs: [GeneratorInput], name: String, namespace: String,
+                                         diagramImage: String = "Schema.svg") -> MigrationOutput {
         let parsed = inputs.map { DeclarationParser.parse($0.file) }
         let state = MigrationState(parsed: parsed, analysis: ModelAnalyzer.analyze(parsed))
         var diagnostics = state.diagnostics
-        let diagram = MigrationEmitter.diagram(state.models.snapshot, relations: state.relations, title: "Schema")
+        let diagram = MigrationEmitter.diagram(state.models.snapshot, relations: state.relations, title: "Schema", image: diagramImage)
+        let picture = MigrationEmitter.diagramSVG(state.models.snapshot, relations: state.relations)
         guard !diagnostics.contains(where: { $0.severity == .error }) else {
-            return MigrationOutput(files: [:], diagram: diagram, stepName: nil, diagnostics: diagnostics)
+            return MigrationOutput(files: [:], diagram: diagram, diagramSVG: picture, stepName: nil, diagnostics: diagnostics)
         }
         let diff = state.diff
         for (table, message) in diff.unsupported {
             diagnostics.append(state.diagnostic(.error, at: table, "'\(table)': \(message)"))
         }
         guard diagnostics.allSatisfy({ $0.severity != .error }), !diff.changes.isEmpty else {
-            return MigrationOutput(files: [:], diagram: diagram, stepName: nil, diagnostics: diagnostics)
+            return MigrationOutput(files: [:], diagram: diagram, diagramSVG: picture, stepName: nil, diagnostics: diagnostics)
         }
         let number = (state.steps.last?.number ?? 0) + 1
         let digits = String(number)
@@ -96,7 +101,7 @@ extension Generator {
             "Migration\(padded).swift": MigrationEmitter.step(diff, schema: state.models.snapshot, name: stepName, property: property, namespace: namespace),
             "\(namespace).swift": MigrationEmitter.history(state.steps.map(\.property) + [property], namespace: namespace),
         ]
-        return MigrationOutput(files: files, diagram: diagram, stepName: stepName, diagnostics: diagnostics)
+        return MigrationOutput(files: files, diagram: diagram, diagramSVG: picture, stepName: stepName, diagnostics: diagnostics)
     }
 }
 

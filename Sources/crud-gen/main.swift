@@ -23,7 +23,8 @@ let usage = """
       of steps, <type>.swift), and a Mermaid diagram of the schema; with no change it writes nothing.
       --directory <directory> Where the steps are written (the target's Migrations folder).
       --namespace <type>      The type the steps extend, when there are none yet (default: SchemaHistory).
-      --diagram <file>        Where the diagram is written (default: none).
+      --diagram <file>        Where the diagram is written, as Markdown with Mermaid (default: none); its SVG
+                              picture goes beside it, named as it is with .svg.
 
     """
 
@@ -180,12 +181,16 @@ func runMigrations(_ arguments: [String]) throws -> Int32 {
     guard !inputs.isEmpty else { throw UsageError(message: "no input files or directories given") }
     let files = try readInputs(try collectSwiftFiles(inputs + [directory].filter { FileManager.default.fileExists(atPath: $0) }, excluding: ""),
                                root: FileManager.default.currentDirectoryPath)
-    let output = Generator.generateMigration(files, name: name, namespace: namespace)
+    let image = diagram.map { (($0 as NSString).lastPathComponent as NSString).deletingPathExtension + ".svg" } ?? "Schema.svg"
+    let output = Generator.generateMigration(files, name: name, namespace: namespace, diagramImage: image)
     for diagnostic in output.diagnostics {
         FileHandle.standardError.write(Data((diagnostic.description + "\n").utf8))
     }
     if output.diagnostics.contains(where: { $0.severity == .error }) { return 1 }
-    if let diagram { try writeIfChanged(output.diagram, to: diagram) }
+    if let diagram {
+        try writeIfChanged(output.diagram, to: diagram)
+        try writeIfChanged(output.diagramSVG, to: ((diagram as NSString).deletingLastPathComponent as NSString).appendingPathComponent(image))
+    }
     guard let stepName = output.stepName else {
         print("The models match the last migration step: nothing to generate.")
         return 0

@@ -97,6 +97,24 @@ struct MigrationGenerationTests {
             .contains { $0.contains("have the same number 2") })
     }
 
+    @Test("the example service's steps are current with its models, and its diagram, here and in CRUD's DocC catalogue, is what the generator draws")
+    func exampleDiagram() throws {
+        let root = Self.tests.deletingLastPathComponent()
+        let sources = root.appending(path: "Examples/Todos/Sources/todos-server")
+        let files = try #require(FileManager.default.subpaths(atPath: sources.path)).filter { $0.hasSuffix(".swift") }.sorted()
+        let inputs = try files.map { file in
+            GeneratorInput(file: SourceFile(path: file, bytes: Array(try Data(contentsOf: sources.appending(path: file)))), name: file)
+        }
+        let output = Generator.generateMigration(inputs, name: "check", namespace: "SchemaHistory")
+        #expect(output.diagnostics.isEmpty, "\(output.diagnostics)")
+        #expect(output.stepName == nil, "the example's models moved past its last step")
+        let picture = try String(contentsOf: root.appending(path: "Examples/Todos/Schema.svg"), encoding: .utf8)
+        #expect(output.diagramSVG == picture)
+        #expect(output.diagram == (try String(contentsOf: root.appending(path: "Examples/Todos/Schema.md"), encoding: .utf8)))
+        #expect(try String(contentsOf: root.appending(path: "Sources/CRUD/Documentation.docc/Resources/todos-schema.svg"), encoding: .utf8) == picture)
+        #expect(picture.contains(">Todo</text>") && picture.contains(">userId: int64</text>") && picture.contains("marker-end"))
+    }
+
     @Test("a column whose storage takes running code to know is an error of the command, naming the fix")
     func unknownStorage() {
         let source = """
