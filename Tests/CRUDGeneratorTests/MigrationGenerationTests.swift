@@ -115,6 +115,26 @@ struct MigrationGenerationTests {
         #expect(picture.contains(">Todo</text>") && picture.contains(">userId: int64</text>") && picture.contains("marker-end"))
     }
 
+    @Test("every truncation of a step and of a model file is read without a crash or a hang: an error or warnings, never a wrong step")
+    func truncatedInputs() throws {
+        let step = Array(try Self.committed("Migration0002.swift").utf8)
+        let models = try Self.inputs(release: 3, steps: 0)[0]
+        for length in stride(from: 0, through: step.count, by: 5) {
+            var inputs = try Self.inputs(release: 3, steps: 1)
+            inputs.append(GeneratorInput(file: SourceFile(path: "Migration0002.swift", bytes: Array(step.prefix(length))), name: "Migration0002.swift"))
+            let output = Generator.generateMigration(inputs, name: "next", namespace: "TodoHistory")
+            if length < step.count - 2, output.stepName != nil {
+                // A cut that leaves no step behind reads as the first step's schema: the next one goes on from there.
+                #expect(output.files.keys.contains("Migration0002.swift"), "cut at \(length)")
+            }
+            _ = Generator.generate(inputs)
+        }
+        for length in stride(from: 0, through: models.file.bytes.count, by: 3) {
+            let cut = GeneratorInput(file: SourceFile(path: "Models.swift", bytes: Array(models.file.bytes.prefix(length))), name: "Models.swift")
+            _ = Generator.generateMigration([cut] + (try Self.inputs(release: 3, steps: 2).dropFirst()), name: "next", namespace: "TodoHistory")
+        }
+    }
+
     @Test("a column whose storage takes running code to know is an error of the command, naming the fix")
     func unknownStorage() {
         let source = """

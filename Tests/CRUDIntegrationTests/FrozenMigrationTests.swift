@@ -308,6 +308,13 @@ struct FrozenMigrationTests {
                 && text.contains("\"Nowhere\"")
         }
         #expect(try migrator.appliedMigrations(db).isEmpty, "nothing was applied, not even the valid first step")
+
+        var twice = CRUDMigrator<C>()
+        twice.register(TodoHistory.migrations[0])
+        twice.register(CRUDSchemaMigration(good.name, changes: good.changes, schema: good.schema))
+        twice.register(good)
+        #expect(throws: CRUDMigrationError.duplicateName(good.name)) { try twice.migrate(db) }
+        #expect(try twice.appliedMigrations(db).isEmpty)
     }
 
     // MARK: - Support

@@ -16,14 +16,19 @@ struct MigrationStep {
 
 /// Reads the frozen steps of a target back: the last one's schema is what the models are compared with.
 enum SnapshotReader {
+    /// Whether `property` declares a frozen step: a `static let` whose value is `CRUDSchemaMigration(…)`.
+    static func isStep(_ property: PropertyDeclaration, in file: SourceFile) -> Bool {
+        property.isStatic && property.value.map { file.text($0).hasPrefix("CRUDSchemaMigration(") } == true
+    }
+
     /// The steps in `files`, by number; a step that cannot be read is a diagnostic at its text.
     static func steps(in files: [ParsedFile]) -> (steps: [MigrationStep], diagnostics: [Diagnostic]) {
         var steps: [MigrationStep] = []
         var diagnostics: [Diagnostic] = []
         for parsed in files {
             for declaration in parsed.types {
-                for property in declaration.properties where property.isStatic {
-                    guard let range = property.value, parsed.file.text(range).hasPrefix("CRUDSchemaMigration(") else { continue }
+                for property in declaration.properties where isStep(property, in: parsed.file) {
+                    guard let range = property.value else { continue }
                     do {
                         steps.append(try step(Expression.parse(range, of: parsed.file), property: property.name,
                                               namespace: declaration.qualifiedName, file: parsed.file))
