@@ -77,6 +77,19 @@ struct MigrationGenerationTests {
         #expect(!step.contains(".renameColumn("))
     }
 
+    @Test("a model renamed, with its table: the step drops and creates, with a loud comment saying how to keep the rows")
+    func renamedTable() throws {
+        var inputs = try Self.inputs(release: 3, steps: 3)
+        let text = String(decoding: inputs[0].file.bytes, as: UTF8.self).replacingOccurrences(of: "struct HistoryTodo:", with: "struct HistoryTask:")
+            .replacingOccurrences(of: "CRUDConstraint<HistoryTodo>", with: "CRUDConstraint<HistoryTask>")
+            .replacingOccurrences(of: "CRUDIndex<HistoryTodo>", with: "CRUDIndex<HistoryTask>")
+        inputs[0] = GeneratorInput(file: SourceFile(path: "Models.swift", text: text), name: "Models.swift")
+        let step = try #require(Generator.generateMigration(inputs, name: "tasks", namespace: "TodoHistory").files["Migration0004.swift"])
+        #expect(step.contains("// WARNING: the tables \"HistoryTodo\" are dropped with their rows and \"HistoryTask\" created."))
+        #expect(step.contains(".dropTable(\"HistoryTodo\"),"))
+        #expect(step.contains(".createTable(CRUDSchemaTable(\"HistoryTask\""))
+    }
+
     @Test("a step edited by hand into what cannot be read, and two steps with one number, are errors at their lines")
     func unreadableSteps() throws {
         var inputs = try Self.inputs(release: 3)

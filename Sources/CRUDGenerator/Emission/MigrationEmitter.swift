@@ -13,6 +13,11 @@ enum MigrationEmitter {
                 + "values and \(list(added)) added. If one was")
             writer.line("// renamed, mark it on the property's line, `// crud-migrations: renamed from \"old\"`, and generate this step again.")
         }
+        if let (dropped, created) = diff.replacedTables {
+            writer.line("//")
+            writer.line("// WARNING: the tables \(list(dropped)) are dropped with their rows and \(list(created)) created. If a model was")
+            writer.line("// renamed, keep its table: `static let tableName = \"old name\"` (TableNameProvider), and generate this step again.")
+        }
         writer.line()
         writer.line("import CRUD")
         writer.line()

@@ -35,6 +35,9 @@ struct SchemaDiff {
     /// Columns dropped and added in one table without a rename hint: written as such, with a loud
     /// comment, since the values of a renamed column would be lost.
     var unhintedRenames: [(table: String, dropped: [String], added: [String])] = []
+    /// Tables dropped and created in one step: a model renamed, or given another `tableName`, loses
+    /// its rows that way, so the step says so loudly.
+    var replacedTables: (dropped: [String], created: [String])?
     /// Changes a generated step cannot make (a primary key changed), each said in a sentence.
     var unsupported: [(table: String, message: String)] = []
 
@@ -48,8 +51,11 @@ struct SchemaDiff {
             guard let before = old[table: table.name] else { continue }
             compare(before, table, renames: renames[table.name] ?? [:])
         }
-        for table in old.tables where new[table: table.name] == nil {
-            changes.append(.dropTable(table.name))
+        let dropped = old.tables.filter { new[table: $0.name] == nil }.map(\.name)
+        changes += dropped.map { .dropTable($0) }
+        let created = new.tables.filter { old[table: $0.name] == nil }.map(\.name)
+        if !dropped.isEmpty, !created.isEmpty {
+            replacedTables = (dropped, created)
         }
     }
 
