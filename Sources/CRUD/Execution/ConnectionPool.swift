@@ -380,9 +380,18 @@ final class CRUDConnectionPool: @unchecked Sendable {
         }
         // Opening a connection blocks: off the cooperative pool.
         if case .open = handover {
-            return try await withCheckedThrowingContinuation { continuation in
-                connectingQueue.async { continuation.resume(with: Result { try self.session(for: handover, hold: hold) }) }
+            let session = try await withCheckedThrowingContinuation { continuation in
+                connectingQueue.async {
+                    let opened = Result { try self.session(for: handover, hold: hold) }
+                    // The new session goes to the task through the pool's lock as well as the
+                    // continuation, whose ordering the runtime keeps out of ThreadSanitizer's sight
+                    // when the task goes on inline on the library's threads.
+                    self.lock.withLock {}
+                    continuation.resume(with: opened)
+                }
             }
+            lock.withLock {}
+            return session
         }
         return try session(for: handover, hold: hold)
     }
