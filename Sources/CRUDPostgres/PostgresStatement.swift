@@ -51,6 +51,11 @@ public final class PostgresStatement: CRUDStatement {
     private var result: OpaquePointer?
     private var row = -1
     private var rowCount = 0
+    /// Each result column's type, read from the statement's first result: a prepared statement's
+    /// result columns keep their types (PostgreSQL refuses to run it once they would change), so
+    /// no cell asks libpq again. Used by one thread at a time, as the statement is, so reads skip
+    /// Swift's dynamic exclusivity checks, which cost more than the call they save.
+    @exclusivity(unchecked) private var columnTypes: UnsafeMutableBufferPointer<Oid>?
 
     init(connection: PostgresConnection, name: String, sql: String, parameterTypes: [Oid]) {
         self.connection = connection
@@ -65,6 +70,7 @@ public final class PostgresStatement: CRUDStatement {
 
     deinit {
         PQclear(result)
+        columnTypes?.deallocate()
     }
 
     /// Back to no parameters and no result, ready for the next user.
@@ -107,6 +113,11 @@ public final class PostgresStatement: CRUDStatement {
         result = executed
         rowCount = status == PGRES_TUPLES_OK ? Int(PQntuples(executed)) : 0
         row = -1
+        if status == PGRES_TUPLES_OK, columnTypes == nil {
+            let types = UnsafeMutableBufferPointer<Oid>.allocate(capacity: Int(PQnfields(executed)))
+            for column in types.indices { types[column] = PQftype(executed, Int32(column)) }
+            columnTypes = types
+        }
     }
 
     public func reset() throws {
@@ -246,16 +257,20 @@ public final class PostgresStatement: CRUDStatement {
     // MARK: - Reading
 
     private func columnType(_ column: Int) -> Oid {
-        PQftype(result, Int32(column))
+        guard let columnTypes, column >= 0, column < columnTypes.count else { return 0 }
+        return columnTypes[column]
     }
 
-    private func bytes(_ column: Int) -> UnsafeRawBufferPointer {
-        let value = PQgetvalue(result, Int32(row), Int32(column))
-        return UnsafeRawBufferPointer(start: value, count: Int(PQgetlength(result, Int32(row), Int32(column))))
+    /// The cell's bytes where libpq keeps them, or `nil` for NULL: its length first, since a value
+    /// with bytes is not NULL and only an empty one needs asking. Two calls into libpq where
+    /// asking for nullness, type, value and length would take four.
+    private func cell(_ column: Int) -> UnsafeRawBufferPointer? {
+        let length = Int(PQgetlength(result, Int32(row), Int32(column)))
+        if length == 0, PQgetisnull(result, Int32(row), Int32(column)) == 1 { return nil }
+        return UnsafeRawBufferPointer(start: PQgetvalue(result, Int32(row), Int32(column)), count: length)
     }
 
-    private func load<T: FixedWidthInteger>(_ column: Int, as: T.Type) throws -> T {
-        let value = bytes(column)
+    private func load<T: FixedWidthInteger>(_ value: UnsafeRawBufferPointer, _ column: Int, as: T.Type) throws -> T {
         guard value.count == MemoryLayout<T>.size else { throw decodingError(column, "has \(value.count) bytes where \(T.self) was expected") }
         return T(bigEndian: value.loadUnaligned(as: T.self))
     }
@@ -274,21 +289,21 @@ public final class PostgresStatement: CRUDStatement {
     }
 
     public func readInt64(_ column: Int) throws -> Int64 {
-        if isNull(column) { throw wrongType(column, expected: "an integer") }
+        guard let value = cell(column) else { throw wrongType(column, expected: "an integer") }
         switch columnType(column) {
-        case TypeOID.int8: return try load(column, as: Int64.self)
-        case TypeOID.int4: return Int64(try load(column, as: Int32.self))
-        case TypeOID.int2: return Int64(try load(column, as: Int16.self))
-        case TypeOID.oid: return Int64(try load(column, as: UInt32.self))
+        case TypeOID.int8: return try load(value, column, as: Int64.self)
+        case TypeOID.int4: return Int64(try load(value, column, as: Int32.self))
+        case TypeOID.int2: return Int64(try load(value, column, as: Int16.self))
+        case TypeOID.oid: return Int64(try load(value, column, as: UInt32.self))
         default: throw wrongType(column, expected: "an integer")
         }
     }
 
     public func readReal(_ column: Int) throws -> Double {
-        if isNull(column) { throw wrongType(column, expected: "a number") }
+        guard let value = cell(column) else { throw wrongType(column, expected: "a number") }
         switch columnType(column) {
-        case TypeOID.float8: return Double(bitPattern: try load(column, as: UInt64.self))
-        case TypeOID.float4: return Double(Float(bitPattern: try load(column, as: UInt32.self)))
+        case TypeOID.float8: return Double(bitPattern: try load(value, column, as: UInt64.self))
+        case TypeOID.float4: return Double(Float(bitPattern: try load(value, column, as: UInt32.self)))
         case TypeOID.int8, TypeOID.int4, TypeOID.int2: return Double(try readInt64(column))
         default: throw wrongType(column, expected: "double precision")
         }
@@ -301,54 +316,52 @@ public final class PostgresStatement: CRUDStatement {
 
     /// The text's bytes where libpq keeps them; a `jsonb` value's after its version byte.
     public func withTextBytes<T>(_ column: Int, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
-        guard !isNull(column) else { throw wrongType(column, expected: "text") }
+        guard let value = cell(column) else { throw wrongType(column, expected: "text") }
         let type = columnType(column)
-        if TypeOID.isText(type) || type == TypeOID.json { return try body(bytes(column)) }
+        if TypeOID.isText(type) || type == TypeOID.json { return try body(value) }
         guard type == TypeOID.jsonb else { throw wrongType(column, expected: "text") }
-        let value = bytes(column)
         guard value.first == 1 else { throw decodingError(column, "jsonb of an unknown binary version \(value.first.map(String.init) ?? "none")") }
         return try body(UnsafeRawBufferPointer(rebasing: value.dropFirst()))
     }
 
     public func readBlob(_ column: Int) throws -> [UInt8] {
-        guard !isNull(column), columnType(column) == TypeOID.bytea else { throw wrongType(column, expected: "bytea") }
-        return Array(bytes(column))
+        guard let value = cell(column), columnType(column) == TypeOID.bytea else { throw wrongType(column, expected: "bytea") }
+        return Array(value)
     }
 
     public func readData(_ column: Int) throws -> Data {
-        guard !isNull(column), columnType(column) == TypeOID.bytea else { throw wrongType(column, expected: "bytea") }
-        return Data(bytes(column))
+        guard let value = cell(column), columnType(column) == TypeOID.bytea else { throw wrongType(column, expected: "bytea") }
+        return Data(value)
     }
 
     public func readBool(_ column: Int) throws -> Bool {
-        guard !isNull(column), columnType(column) == TypeOID.bool else { throw wrongType(column, expected: "boolean") }
-        return bytes(column).first != 0
+        guard let value = cell(column), columnType(column) == TypeOID.bool else { throw wrongType(column, expected: "boolean") }
+        return value.first != 0
     }
 
     public func readDate(_ column: Int) throws -> Date {
-        if isNull(column) { throw wrongType(column, expected: "timestamptz") }
+        guard let value = cell(column) else { throw wrongType(column, expected: "timestamptz") }
         switch columnType(column) {
         case TypeOID.timestamptz, TypeOID.timestamp:
-            let microseconds = try load(column, as: Int64.self)
+            let microseconds = try load(value, column, as: Int64.self)
             return Date(timeIntervalSince1970: postgresEpoch + Double(microseconds) / 1_000_000)
         case TypeOID.date:
-            return Date(timeIntervalSince1970: postgresEpoch + Double(try load(column, as: Int32.self)) * 86_400)
+            return Date(timeIntervalSince1970: postgresEpoch + Double(try load(value, column, as: Int32.self)) * 86_400)
         default:
             throw wrongType(column, expected: "timestamptz")
         }
     }
 
     public func readUUID(_ column: Int) throws -> UUID {
-        if isNull(column) { throw wrongType(column, expected: "uuid") }
+        guard let value = cell(column) else { throw wrongType(column, expected: "uuid") }
         switch columnType(column) {
         case TypeOID.uuid:
-            let value = bytes(column)
             guard value.count == 16 else { throw decodingError(column, "has \(value.count) bytes where a 16-byte uuid was expected") }
             var uuid = UUID().uuid
             withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: value) }
             return UUID(uuid: uuid)
         case let type where TypeOID.isText(type):
-            let text = try readText(column)
+            let text = String(decoding: value, as: UTF8.self)
             guard let uuid = UUID(uuidString: text) else { throw decodingError(column, "\"\(text)\" is not a UUID") }
             return uuid
         default:
