@@ -148,6 +148,23 @@ struct MigrationGenerationTests {
         }
     }
 
+    @Test("a last step edited by hand into a schema no database can have is an error of the command, naming every problem")
+    func impossibleSnapshot() throws {
+        var inputs = try Self.inputs(release: 3, steps: 3)
+        let edited = try Self.committed("Migration0003.swift")
+            .replacingOccurrences(of: "CRUDSchemaIndex(\"index_HistoryTodo_title\", columns: [\"title\"]),\n        ]),\n    ]))",
+                                  with: "CRUDSchemaIndex(\"index_HistoryTodo_title\", columns: [\"heading\"]),\n        ]),\n    ]))")
+            .replacingOccurrences(of: "references: \"HistoryUser\", referencedColumns: [\"id\"], onDelete: .cascade),\n        ], indexes",
+                                  with: "references: \"Owner\", referencedColumns: [\"id\"], onDelete: .cascade),\n        ], indexes")
+        inputs[3] = GeneratorInput(file: SourceFile(path: "Migration0003.swift", text: edited), name: "Migration0003.swift")
+        let output = Generator.generateMigration(inputs, name: "next", namespace: "TodoHistory")
+        #expect(output.files.isEmpty)
+        let message = try #require(output.diagnostics.first { $0.severity == .error }).description
+        #expect(message.hasPrefix("Migration0003.swift:12:"), "\(message)")
+        #expect(message.contains("the index \"index_HistoryTodo_title\" on \"heading\"") && message.contains("to \"Owner\", which the schema lacks"),
+                "\(message)")
+    }
+
     @Test("a column whose storage takes running code to know is an error of the command, naming the fix")
     func unknownStorage() {
         let source = """

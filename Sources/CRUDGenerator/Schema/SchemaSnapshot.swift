@@ -6,6 +6,45 @@ struct SchemaSnapshot: Equatable {
     subscript(table name: String) -> SnapshotTable? {
         tables.first { $0.name == name }
     }
+
+    /// What no database can have, each said in a sentence: a table or column twice, a key, index or
+    /// constraint on a column the table lacks, a foreign key to a table or column the schema lacks.
+    /// The runtime refuses such a step before applying anything; the generator refuses to go on from it.
+    var problems: [String] {
+        var problems: [String] = []
+        var names: Set<String> = []
+        for table in tables {
+            let place = "the table \"\(table.name)\""
+            if !names.insert(table.name).inserted { problems.append("\(place) is there twice") }
+            var columns: Set<String> = []
+            for column in table.columns where !columns.insert(column.name).inserted {
+                problems.append("\(place) has the column \"\(column.name)\" twice")
+            }
+            if let key = table.primaryKey, !columns.contains(key) { problems.append("\(place) has the primary key \"\(key)\", which is none of its columns") }
+            let constrained = table.indexes.map { ("index \"\($0.name)\"", $0.columns) } + table.constraints.map { constraint in
+                switch constraint {
+                case let .unique(name, columns), let .foreignKey(name, columns, _, _, _, _): ("constraint \"\(name)\"", columns)
+                case let .check(name, _): ("constraint \"\(name)\"", [])
+                }
+            }
+            for (what, used) in constrained {
+                for column in used where !columns.contains(column) {
+                    problems.append("\(place) has the \(what) on \"\(column)\", which is none of its columns")
+                }
+            }
+            for constraint in table.constraints {
+                guard case let .foreignKey(name, _, target, referenced, _, _) = constraint else { continue }
+                guard let targetTable = self[table: target] else {
+                    problems.append("\(place) has the foreign key \"\(name)\" to \"\(target)\", which the schema lacks")
+                    continue
+                }
+                for column in referenced where targetTable[column: column] == nil {
+                    problems.append("\(place) has the foreign key \"\(name)\" to \"\(target)\".\"\(column)\", which is none of its columns")
+                }
+            }
+        }
+        return problems
+    }
 }
 
 struct SnapshotTable: Equatable {

@@ -44,6 +44,15 @@ enum SnapshotReader {
             }
         }
         steps.sort { ($0.number, $0.name) < ($1.number, $1.name) }
+        if let last = steps.last {
+            let problems = last.schema.problems
+            if !problems.isEmpty {
+                let location = last.file.location(of: last.offset)
+                diagnostics.append(Diagnostic(severity: .error, path: last.file.path, line: location.line, column: location.column,
+                                              message: "the schema of the frozen migration '\(last.property)' is impossible: "
+                                                  + problems.joined(separator: "; ") + "; restore the generated file (git checkout)"))
+            }
+        }
         for (earlier, later) in zip(steps, steps.dropFirst()) where earlier.number == later.number {
             let location = later.file.location(of: later.offset)
             diagnostics.append(Diagnostic(severity: .error, path: later.file.path, line: location.line, column: location.column,
