@@ -315,3 +315,11 @@ enum CRUDDefaultQuoting {
         return quoted
     }
 }
+
+extension CRUDDialect {
+    /// Whether `error`, from a `CREATE INDEX`, is this database's way of saying what `IF NOT EXISTS`
+    /// would have said, where the dialect cannot write that: the index is there already.
+    func refusedExistingIndex(_ error: CRUDSQLExeError) -> Bool {
+        !createIndexIfNotExists && indexAlreadyExists(error)
+    }
+}

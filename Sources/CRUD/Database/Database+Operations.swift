@@ -88,7 +88,7 @@ extension Database {
         for index in try model.crudIndexes(in: schema) {
             do {
                 try steps.run(index)
-            } catch let error as CRUDSQLExeError where !steps.dialect.createIndexIfNotExists && steps.dialect.indexAlreadyExists(error) {
+            } catch let error as CRUDSQLExeError where steps.dialect.refusedExistingIndex(error) {
                 // The table was there with its index: the same answer as IF NOT EXISTS.
             }
         }

@@ -65,8 +65,7 @@ extension Database {
                                            nullabilityChanged: source.nullabilityDiffers(from: column)).map(CRUDAlterAction.spelled)
         }
         let existing = try steps.constraintNames(ofTable: schema.name)
-        for (constraint, definition) in zip(try A.crudFrozenConstraints(), try A.crudConstraintDefinitions(in: dialect))
-            where !existing.contains(definition.name) {
+        for constraint in try A.crudFrozenConstraints() where !existing.contains(SQLBuilder.keptName(constraint.name, in: dialect)) {
             actions.append(.addConstraint(constraint))
         }
         guard !actions.isEmpty else { return }
@@ -86,7 +85,7 @@ extension Database {
         let schema = A.crudSchema
         let dialect = steps.dialect
         let definition = try steps.tableDefinition(ofTable: schema.name)
-        let constraints = try A.crudConstraintDefinitions(in: dialect).map(\.sql)
+        let constraints = try A.crudConstraintDefinitions(in: dialect)
         if let definition, change.onlyAddsOptionalColumns(to: schema, primaryKey: primaryKey, existing: existing),
            definition.components(separatedBy: "CONSTRAINT ").count - 1 == constraints.count,
            constraints.allSatisfy(definition.contains) {

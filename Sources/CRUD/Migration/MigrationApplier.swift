@@ -52,9 +52,10 @@ struct CRUDMigrationApplier<Connection: CRUDConnection> {
     private func applyInPlace(_ change: CRUDSchemaChange) throws {
         switch change {
         case let .createTable(table):
-            try steps.run(try createTable(table))
+            let schema = table.tableSchema
+            try steps.run(.createTable(schema, primaryKey: schema.primaryKey, constraints: table.constraints, ifNotExists: false, neverReuseKeys: false))
             for index in table.indexes {
-                try steps.run(try createIndex(index, of: table))
+                try steps.run(try schema.createIndex(index))
             }
         case let .dropTable(table):
             try steps.run(.dropTable(table))
@@ -75,7 +76,7 @@ struct CRUDMigrationApplier<Connection: CRUDConnection> {
                                                  nullabilityChanged: from.isNullable != to.isNullable).map(CRUDAlterAction.spelled))
         case let .addIndex(index, table):
             guard let frozen = migration.schema[table: table] else { throw missing(table, for: "addIndex") }
-            try steps.run(try createIndex(index, of: frozen))
+            try steps.run(try frozen.tableSchema.createIndex(index))
         case let .dropIndex(index, table):
             try steps.run(.dropIndex(index.name, table: table))
         case let .addConstraint(constraint, table):
@@ -94,22 +95,6 @@ struct CRUDMigrationApplier<Connection: CRUDConnection> {
         } else {
             try steps.run(.alterTable(table, actions: actions))
         }
-    }
-
-    private func createTable(_ table: CRUDSchemaTable) throws -> CRUDStatementPlan {
-        let schema = table.tableSchema
-        return .createTable(schema, primaryKey: schema.primaryKey, constraints: table.constraints, ifNotExists: false, neverReuseKeys: false)
-    }
-
-    private func createIndex(_ index: CRUDSchemaIndex, of table: CRUDSchemaTable) throws -> CRUDStatementPlan {
-        let columns = try index.columns.map { name in
-            guard let column = table[column: name] else {
-                throw CRUDSQLGenError("migration \"\(migration.name)\": the index \"\(index.name)\" names the column \"\(name)\", "
-                    + "which the table \"\(table.name)\" of the migration's schema lacks")
-            }
-            return column.columnSchema
-        }
-        return .createIndex(index.name, table: table.name, columns: columns, unique: index.isUnique)
     }
 
     private func frozenColumn(_ name: String, of table: String, for change: String) throws -> CRUDSchemaColumn {
@@ -141,7 +126,7 @@ struct CRUDMigrationApplier<Connection: CRUDConnection> {
         let change = try TableChange(schema, existing: existing, renamed: renamed, dialect: dialect)
         try steps.rebuild(schema, primaryKey: schema.primaryKey, constraints: frozen.constraints,
                           sources: change.sources, neverReuseKeys: steps.neverReusesKeys(definition: try steps.tableDefinition(ofTable: table)),
-                          indexes: try frozen.indexes.map { try createIndex($0, of: frozen) })
+                          indexes: try frozen.indexes.map(schema.createIndex))
         for (column, source) in zip(schema.columns, change.sources) {
             guard let source, source.typeDiffers(from: column, in: dialect),
                   dialect.valueMismatch(dialect.quote(column.name), column.type) != nil else { continue }
@@ -172,8 +157,7 @@ extension Database {
     /// Applies one frozen migration's changes, in a schema transaction of its own (a savepoint of
     /// the migrator's step). `adopting`, where the database has every table the step creates
     /// already, matching the step's schema, applies nothing.
-    /// - Throws: what `CRUDMigrationApplier.apply()` throws; `CRUDMigrationError.invalidMigration`;
-    ///   with `adopting`, `CRUDSchemaMismatchError` when the database has some of the tables, or
+    /// - Throws: what `CRUDMigrationApplier.apply()` throws; with `adopting`, `CRUDSchemaMismatchError` when the database has some of the tables, or
     ///   tables that differ from the step's.
     func apply(_ migration: CRUDSchemaMigration, adopting: Bool = false) throws {
         let tables = Array(Set(migration.changes.map(\.table) + migration.schema.tables.flatMap { table in
@@ -182,10 +166,8 @@ extension Database {
                 return target
             }
         })).sorted()
-        try executor.schemaTransaction("migration \"\(migration.name)\"", tables: tables, checking: {
-            let problems = migration.problems
-            guard problems.isEmpty else { throw CRUDMigrationError.invalidMigration(name: migration.name, problems: problems) }
-        }) { steps in
+        // The migrator checked the migration (`problems`) before it applied anything.
+        try executor.schemaTransaction("migration \"\(migration.name)\"", tables: tables) { steps in
             if adopting {
                 let created = migration.changes.compactMap { change -> CRUDSchemaTable? in
                     guard case let .createTable(table) = change else { return nil }

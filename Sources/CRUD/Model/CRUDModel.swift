@@ -54,20 +54,16 @@ extension CRUDModel {
 
     public static var crudIndexes: [CRUDIndex<Self>] { [] }
 
-    /// The names and SQL of the constraints, as the database keeps them: what tells whether a table
-    /// has them.
-    static func crudConstraintDefinitions(in dialect: any CRUDDialect) throws -> [(name: String, sql: String)] {
+    /// The SQL of the constraints, as SQLite keeps it in a table's text: what tells whether a table
+    /// has them there.
+    static func crudConstraintDefinitions(in dialect: any CRUDDialect) throws -> [String] {
         try crudConstraints.map { try $0.definition(in: dialect) }
     }
 
     /// The statements that make the declared indexes on the table of `schema`.
     /// - Throws: `CRUDSQLGenError` when a key path names no column.
     static func crudIndexes(in schema: CRUDTableSchema) throws -> [CRUDStatementPlan] {
-        try crudIndexes.map { index in
-            let frozen = try index.frozen()
-            return .createIndex(frozen.name, table: schema.name, columns: frozen.columns.compactMap { name in schema.columns.first { $0.name == name } },
-                                unique: frozen.isUnique)
-        }
+        try crudIndexes.map { try schema.createIndex($0.frozen()) }
     }
 
     /// The constraints with their key paths resolved to column names.

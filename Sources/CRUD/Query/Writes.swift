@@ -223,7 +223,7 @@ extension Table {
         let dialect = executor.dialect
         // Without IF NOT EXISTS, the database's refusal of an existing index is the same answer.
         try executor.schemaChange("index on \(A.self)", tables: [A.crudSchema.name], run: try indexStep(unique: unique, keys: keys)) { error in
-            !dialect.createIndexIfNotExists && dialect.indexAlreadyExists(error)
+            dialect.refusedExistingIndex(error)
         }
         return Index(table: self)
     }

@@ -393,16 +393,17 @@ struct SQLBuilder {
         "ADD COLUMN \(columnDefinition(column, isPrimaryKey: false))" + (column.isOptional ? "" : " DEFAULT " + dialect.zeroValue(column.type))
     }
 
-    /// A constraint's name as this database keeps it: cut to its identifier limit as
-    /// `identifier(_:fitting:)` does.
-    func constraintName(_ name: String) -> String {
-        Self.identifier(name, fitting: dialect.maxIdentifierBytes)
+    /// A name CRUD gives (a constraint's, an index's) as `dialect`'s database keeps it: cut to its
+    /// identifier limit as `identifier(_:fitting:)` does. What creates, drops and the catalog checks
+    /// compare by.
+    static func keptName(_ name: String, in dialect: any CRUDDialect) -> String {
+        identifier(name, fitting: dialect.maxIdentifierBytes)
     }
 
     /// A constraint's definition, for `CREATE TABLE` or `ADD`.
     /// - Throws: `CRUDSQLGenError` for a foreign key action the database accepts but does not carry out.
     func constraint(_ constraint: CRUDSchemaConstraint) throws -> String {
-        let name = "CONSTRAINT \(quote(constraintName(constraint.name))) "
+        let name = "CONSTRAINT \(quote(Self.keptName(constraint.name, in: dialect))) "
         switch constraint {
         case let .unique(_, columns):
             return name + "UNIQUE (\(columns.map(quote).joined(separator: ", ")))"
@@ -431,7 +432,7 @@ struct SQLBuilder {
     }
 
     func dropConstraintAction(_ constraint: CRUDSchemaConstraint) -> String {
-        dialect.dropConstraint(quote(constraintName(constraint.name)), constraint)
+        dialect.dropConstraint(quote(Self.keptName(constraint.name, in: dialect)), constraint)
     }
 
     func dropDefaultAction(_ column: String) -> String {
@@ -462,13 +463,13 @@ struct SQLBuilder {
     }
 
     func createIndex(_ name: String?, on table: String, columns: [CRUDColumnSchema], unique: Bool) -> String {
-        let indexName = Self.identifier(name ?? "index_" + table + "_" + columns.map(\.name).joined(separator: "_"), fitting: dialect.maxIdentifierBytes)
+        let indexName = Self.keptName(name ?? "index_" + table + "_" + columns.map(\.name).joined(separator: "_"), in: dialect)
         let list = columns.map { dialect.indexColumn(quote($0.name), type: $0.type, unique: unique) }
         return "CREATE \(unique ? "UNIQUE " : "")INDEX \(dialect.createIndexIfNotExists ? "IF NOT EXISTS " : "")\(quote(indexName)) ON \(quote(table)) (\(list.joined(separator: ", ")))"
     }
 
     func dropIndex(_ name: String, on table: String) -> String {
-        dialect.dropIndex(quote(Self.identifier(name, fitting: dialect.maxIdentifierBytes)), on: quote(table))
+        dialect.dropIndex(quote(Self.keptName(name, in: dialect)), on: quote(table))
     }
 
     /// `name`, or where it is longer than `limit` bytes, its longest prefix that leaves room for `_`

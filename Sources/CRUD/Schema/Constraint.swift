@@ -67,14 +67,14 @@ public struct CRUDConstraint<Model: CRUDModel>: Sendable {
         CRUDConstraint(kind: .check(condition), columns: [], target: nil, name: name)
     }
 
-    /// The constraint's name and its SQL for `CREATE TABLE`, in a dialect.
+    /// The constraint's SQL for `CREATE TABLE`, in a dialect: what tells whether SQLite's kept
+    /// table text has it.
     /// - Throws: `CRUDSQLGenError` when a key path names no column, or the dialect cannot carry the
     ///   constraint out.
-    func definition(in dialect: any CRUDDialect) throws -> (name: String, sql: String) {
+    func definition(in dialect: any CRUDDialect) throws -> String {
         let constraint = try frozen()
-        let builder = SQLBuilder(dialect: dialect)
         do {
-            return (builder.constraintName(constraint.name), try builder.constraint(constraint))
+            return try SQLBuilder(dialect: dialect).constraint(constraint)
         } catch let error as CRUDSQLGenError {
             throw CRUDSQLGenError("create: the constraint on \(columns.first.map { "\($0)" } ?? "") of \(Model.self): \(error.msg)")
         }

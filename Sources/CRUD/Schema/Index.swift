@@ -35,3 +35,17 @@ public struct CRUDIndex<Model: CRUDModel>: Sendable {
         return CRUDSchemaIndex(name ?? "index_\(schema.name)_\(names.joined(separator: "_"))", columns: names, unique: isUnique)
     }
 }
+
+extension CRUDTableSchema {
+    /// The statement that makes `index` on this table: a model's declared index, or a frozen one.
+    /// - Throws: `CRUDSQLGenError` when the index names a column the table lacks.
+    func createIndex(_ index: CRUDSchemaIndex) throws -> CRUDStatementPlan {
+        let indexed = try index.columns.map { column in
+            guard let found = columns.first(where: { $0.name == column }) else {
+                throw CRUDSQLGenError("the index \"\(index.name)\" names the column \"\(column)\", which the table \"\(name)\" lacks")
+            }
+            return found
+        }
+        return .createIndex(index.name, table: name, columns: indexed, unique: index.isUnique)
+    }
+}

@@ -108,13 +108,12 @@ extension Database {
             for column in existing where table[column: column.name] == nil {
                 differences.append(.unexpectedColumn(table: table.name, column: column.name))
             }
-            let limit = catalog.dialect.maxIdentifierBytes
             let indexes = Set(try catalog.indexes(ofTable: table.name).map(\.name))
-            let expected = table.indexes.map { SQLBuilder.identifier($0.name, fitting: limit) }
+            let expected = table.indexes.map { SQLBuilder.keptName($0.name, in: catalog.dialect) }
             differences += expected.filter { !indexes.contains($0) }.map { .missingIndex(table: table.name, index: $0) }
             differences += indexes.subtracting(expected).sorted().map { .unexpectedIndex(table: table.name, index: $0) }
             let constraints = try catalog.constraintNames(ofTable: table.name)
-            differences += table.constraints.map { SQLBuilder.identifier($0.name, fitting: limit) }.filter { !constraints.contains($0) }
+            differences += table.constraints.map { SQLBuilder.keptName($0.name, in: catalog.dialect) }.filter { !constraints.contains($0) }
                 .map { .missingConstraint(table: table.name, constraint: $0) }
         }
         return differences
