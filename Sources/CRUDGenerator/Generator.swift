@@ -46,7 +46,6 @@ public enum Generator {
     /// does not have, and what keeps the models from being compared with it, as warnings too (the
     /// compiler reports a step that does not compile). Nothing for a target without steps.
     private static func migrationWarnings(_ state: MigrationState) -> [Diagnostic] {
-        guard !state.steps.isEmpty else { return [] }
         let problems = (state.models.diagnostics + state.diagnostics.filter { $0.severity == .error }).map { diagnostic in
             var warning = diagnostic
             warning.severity = .warning

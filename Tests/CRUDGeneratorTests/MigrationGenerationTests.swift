@@ -101,6 +101,10 @@ struct MigrationGenerationTests {
         #expect(output.diagnostics.map(\.description).contains { $0.hasPrefix("Migration0002.swift:34:42: error: the frozen migration 'migration0002' cannot be read: a column's type is one of") },
                 "\(output.diagnostics)")
         #expect(Generator.generate(inputs).diagnostics.allSatisfy { $0.severity == .warning }, "the build goes on; the command refuses")
+        let only = try Self.committed("Migration0001.swift").replacingOccurrences(of: ".integer(bits: 64, signed: true)", with: ".integer(bits: 7, signed: true)")
+        let onlyStep = [try Self.inputs(release: 2, steps: 0)[0], GeneratorInput(file: SourceFile(path: "Migration0001.swift", text: only), name: "Migration0001.swift")]
+        #expect(Generator.generate(onlyStep).diagnostics.contains { $0.severity == .warning && $0.message.contains("cannot be read") },
+                "a target whose only step cannot be read is told so by the build")
 
         var twice = try Self.inputs(release: 3)
         let copy = try Self.committed("Migration0002.swift").replacingOccurrences(of: "migration0002", with: "migration0002b")

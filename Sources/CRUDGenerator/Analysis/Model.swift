@@ -29,6 +29,13 @@ struct DeclaredValue {
     var range: Range<Int>
 }
 
+/// How a column is stored: known from its type, or the `crudColumnType` its type declares, which
+/// is read only where migrations need it, never on every build.
+enum DeclaredStorage {
+    case known(ColumnStorage)
+    case declared(DeclaredValue)
+}
+
 struct ModelColumn {
     /// The Swift property name.
     var property: String
@@ -38,7 +45,7 @@ struct ModelColumn {
     var swiftType: String
     var isOptional: Bool
     /// How the column is stored, where the generator can tell without running code.
-    var storage: ColumnStorage?
+    var storage: DeclaredStorage?
     /// Where the property is declared: what a warning about its column points at.
     var line: Int = 0
     var column: Int = 0

@@ -286,22 +286,22 @@ struct ModelAnalyzer {
 
     /// How a property of `type` is stored: a type the runtime stores itself, JSON, an enum by its raw
     /// type, or a `CRUDValue` by the `crudColumnType` it declares; `nil` when that takes running code.
-    private func columnStorage(_ type: TypeSyntax, scope: [String]) -> ColumnStorage? {
+    private func columnStorage(_ type: TypeSyntax, scope: [String]) -> DeclaredStorage? {
         var base = expandAliases(type, scope: scope, depth: 0)
         if case let .optional(wrapped) = base { base = wrapped }
-        if SupportedTypes.isJSONWrapper(base) { return .json }
-        if SupportedTypes.isBuiltin(base) { return ColumnStorage.builtin[base.rendered] }
+        if SupportedTypes.isJSONWrapper(base) { return .known(.json) }
+        if SupportedTypes.isBuiltin(base) { return ColumnStorage.builtin[base.rendered].map(DeclaredStorage.known) }
         guard case let .named(path, arguments) = base, arguments.isEmpty, let found = resolve(path.joined(separator: "."), from: scope) else {
             return nil
         }
-        if conforms(found, to: "CRUDJSONValue") { return .json }
+        if conforms(found, to: "CRUDJSONValue") { return .known(.json) }
         if let declaration = types[found]?.first?.declaration, declaration.kind == .enum, let raw = declaration.inheritance.first,
            let storage = ColumnStorage.builtin[Self.bareName(raw)] {
-            return storage
+            return .known(storage)
         }
         for holder in (types[found] ?? []) + extensionsOf(found) {
             if let property = holder.declaration.properties.first(where: { $0.isStatic && $0.name == "crudColumnType" }), let range = property.value {
-                return ColumnStorage(Expression.parse(range, of: holder.file))
+                return .declared(DeclaredValue(file: holder.file, range: range))
             }
         }
         return nil

@@ -15,13 +15,18 @@ struct ModelSchema {
 
     private mutating func table(of model: Model, among models: [Model]) -> SnapshotTable {
         let columns = model.columns.map { column in
-            if column.storage == nil {
+            let storage: ColumnStorage? = switch column.storage {
+            case let .known(storage): storage
+            case let .declared(value): ColumnStorage(Expression.parse(value.range, of: value.file))
+            case nil: nil
+            }
+            if storage == nil {
                 diagnostics.append(Diagnostic(severity: .error, path: model.declaredIn.path, line: column.line, column: column.column,
                                               message: "crud-migrations cannot tell how '\(model.qualifiedName).\(column.property)' ('\(column.swiftType)') "
                                                   + "is stored without running code: declare it in the type, as "
                                                   + "'static let crudColumnType: CRUDColumnType = .text' (or the type it is)"))
             }
-            return SnapshotColumn(name: column.name, type: column.storage ?? .blob, isNullable: column.isOptional)
+            return SnapshotColumn(name: column.name, type: storage ?? .blob, isNullable: column.isOptional)
         }
         var table = SnapshotTable(name: model.tableName, columns: columns, primaryKey: model.primaryKey.map { model.columns[$0].name })
         if let value = model.constraintsValue {
