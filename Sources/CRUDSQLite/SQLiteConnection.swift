@@ -31,6 +31,26 @@ public final class SQLiteConnection: CRUDConnection {
         interruptRequest.isRequested = false
     }
 
+    /// SQLite reads and writes a file: an async call runs its statements on its own thread.
+    @_spi(CRUDDriver) public let runsOnCallersThread = true
+
+    /// How many times the progress handler (every thousand virtual-machine steps) lets a bounded
+    /// call's statements go on: about 50,000 steps, half a millisecond to a few of work (a point
+    /// lookup takes some thirty steps, a scan ten or so a row).
+    static let boundedWorkBudget = 50
+
+    @_spi(CRUDDriver) public func beginBoundedWork() {
+        interruptRequest.budget = Self.boundedWorkBudget
+    }
+
+    @_spi(CRUDDriver) public func endBoundedWork() -> Bool {
+        defer {
+            interruptRequest.budget = -1
+            interruptRequest.ranPastBudget = false
+        }
+        return interruptRequest.ranPastBudget
+    }
+
     /// Whether the running statement must stop (`interrupt()`), read by the progress handler.
     private let interruptRequest = InterruptRequest()
     /// Where the update hook records changes (the hook's context is the connection, unretained).
@@ -79,7 +99,7 @@ public final class SQLiteConnection: CRUDConnection {
         openingStatements = ran
         // The request lives as long as the connection, which closes the handle in its deinit.
         sqlite3_progress_handler(opened, 1_000, { request in
-            Unmanaged<InterruptRequest>.fromOpaque(request!).takeUnretainedValue().isRequested ? 1 : 0
+            Unmanaged<InterruptRequest>.fromOpaque(request!).takeUnretainedValue().mustStop ? 1 : 0
         }, Unmanaged.passUnretained(interruptRequest).toOpaque())
     }
 
@@ -239,14 +259,32 @@ public final class SQLiteConnection: CRUDConnection {
     }
 }
 
-/// Whether a connection's running statement must stop. `@unchecked Sendable`: `requested` is
-/// guarded by `lock` (set by the thread that cancels, read by the one running the statement).
+/// Whether a connection's running statement must stop: asked by another thread (`isRequested`), or
+/// past the budget of a bounded call. `@unchecked Sendable`: `requested` is guarded by `lock` (set by
+/// the thread that cancels, read by the one running the statement); `budget` and `ranPastBudget` are
+/// used only by the thread that uses the connection, the progress handler's.
 private final class InterruptRequest: @unchecked Sendable {
     private let lock = NSLock()
     private var requested = false
+    /// How many more calls of the progress handler a bounded call's statements may take; -1 unbounded.
+    var budget = -1
+    /// Whether the budget stopped a statement.
+    var ranPastBudget = false
 
     var isRequested: Bool {
         get { lock.withLock { requested } }
         set { lock.withLock { requested = newValue } }
+    }
+
+    /// Asked by the progress handler: whether the running statement must stop now.
+    var mustStop: Bool {
+        if isRequested { return true }
+        guard budget >= 0 else { return false }
+        if budget == 0 {
+            ranPastBudget = true
+            return true
+        }
+        budget -= 1
+        return false
     }
 }

@@ -147,12 +147,19 @@ private final class WorkerResults<Value: Sendable>: @unchecked Sendable {
 public protocol BenchConnectionPerThread: BenchServerImplementation, BenchConcurrentImplementation, SendableMetatype {
     /// What the implementation was opened on, to open the workers' connections.
     var path: String { get }
+    /// Looks up every id, each lookup a read of its own (as each async call of a task is), where
+    /// `lookup` may share one read transaction; by default `lookup` itself.
+    func lookupEach(_ ids: [Int64]) throws -> Checksum
 }
 
 extension BenchConnectionPerThread {
+    public func lookupEach(_ ids: [Int64]) throws -> Checksum {
+        try lookup(ids)
+    }
+
     public func concurrentLookups(_ slices: [[Int64]]) throws -> Checksum {
         let path = self.path
-        return try onThreads(slices.count) { worker in try Self(path: path).lookup(slices[worker]) }
+        return try onThreads(slices.count) { worker in try Self(path: path).lookupEach(slices[worker]) }
             .reduce(into: Checksum()) { $0.merge($1) }
     }
 

@@ -291,8 +291,9 @@ func runObserved(_ backend: String, _ options: Options, dataset: Dataset,
 }
 
 /// The workers of the concurrent workloads: the lookup workers each look up every id of the
-/// dataset's list; the insert workers share the items.
-let lookupWorkers = 4
+/// dataset's list, each lookup a read of its own (one worker: a task's sequential async calls
+/// against blocking C on one thread); the insert workers share the items.
+let lookupWorkerCounts = [1, 4, 16]
 let insertWorkers = 8
 
 func insertSlices(_ dataset: Dataset) -> [[ItemData]] {
@@ -300,10 +301,29 @@ func insertSlices(_ dataset: Dataset) -> [[ItemData]] {
     return (0 ..< insertWorkers).map { Array(dataset.items[min($0 * share, dataset.items.count) ..< min(($0 + 1) * share, dataset.items.count)]) }
 }
 
+typealias ConcurrentImplementations = [(name: String, type: any BenchConcurrentImplementation.Type)]
+
+/// A row per count of lookup workers, each worker looking up every id of the dataset's list.
+func concurrentLookupRows(_ label: String, _ implementations: ConcurrentImplementations, rounds: Int, dataset: Dataset,
+                          path: String) throws -> [(String, [Double])] {
+    let clock = ContinuousClock()
+    return try lookupWorkerCounts.map { workers in
+        let lookups = Array(repeating: dataset.lookupIds, count: workers)
+        let title = workers == 1 ? "1 worker, \(dataset.lookupIds.count) sequential primary-key lookups, each a read"
+            : "\(workers) workers × \(dataset.lookupIds.count) primary-key lookups, each a read"
+        return (title, try measure("\(label), \(workers)", rounds: rounds, implementations: implementations.map(\.name)) { index in
+            let implementation = try implementations[index].type.init(path: path)
+            var checksum = Checksum()
+            let time = try clock.measure { checksum = try implementation.concurrentLookups(lookups) }
+            return (time, checksum)
+        })
+    }
+}
+
 /// Concurrent lookups and inserts on SQLite: raw sqlite3 with a connection per thread, CRUD with one
 /// shared Database from tasks, GRDB's DatabasePool from tasks.
 func runConcurrent(_ options: Options, dataset: Dataset, readPath: String, directory: URL) throws {
-    let implementations: [(name: String, type: any BenchConcurrentImplementation.Type)] = [
+    let implementations: ConcurrentImplementations = [
         ("raw sqlite3, connection per thread", RawImplementation.self),
         ("CRUD", CRUDImplementation.self),
         ("CRUD on CRUDThreads", CRUDThreadsImplementation.self),
@@ -311,15 +331,8 @@ func runConcurrent(_ options: Options, dataset: Dataset, readPath: String, direc
     ]
     let names = implementations.map(\.name)
     let clock = ContinuousClock()
-    let lookups = Array(repeating: dataset.lookupIds, count: lookupWorkers)
     let slices = insertSlices(dataset)
-    var rows: [(String, [Double])] = []
-    rows.append(("\(lookupWorkers) workers × \(dataset.lookupIds.count) primary-key lookups", try measure("concurrent lookup", rounds: options.rounds, implementations: names) { index in
-        let implementation = try implementations[index].type.init(path: readPath)
-        var checksum = Checksum()
-        let time = try clock.measure { checksum = try implementation.concurrentLookups(lookups) }
-        return (time, checksum)
-    }))
+    var rows = try concurrentLookupRows("concurrent lookup", implementations, rounds: options.rounds, dataset: dataset, path: readPath)
     var file = 0
     rows.append(("\(insertWorkers) workers inserting \(dataset.items.count) rows, \(Dataset.transactionRows) per transaction", try measure("concurrent insert", rounds: options.rounds, implementations: names) { index in
         file += 1
@@ -428,20 +441,14 @@ func runPostgres(_ options: Options, selected: [String], dataset: Dataset) throw
     guard workloads.contains("concurrent") else { return }
 
     // Raw libpq with a connection per thread against CRUD's pool, shared by tasks.
-    let concurrent: [(name: String, type: any BenchConcurrentImplementation.Type)] = [
+    let concurrent: ConcurrentImplementations = [
         ("raw libpq, connection per thread", RawPostgresImplementation.self),
         ("CRUD", CRUDPostgresImplementation.self),
         ("CRUD on CRUDThreads", CRUDPostgresThreadsImplementation.self),
     ]
     let concurrentNames = concurrent.map(\.name)
-    var concurrentRows: [(String, [Double])] = []
-    let lookups = Array(repeating: dataset.lookupIds, count: lookupWorkers)
-    concurrentRows.append(("\(lookupWorkers) workers × \(dataset.lookupIds.count) primary-key lookups", try measure("postgres concurrent lookup", rounds: options.rounds, implementations: concurrentNames) { index in
-        let implementation = try concurrent[index].type.init(path: readURL)
-        var checksum = Checksum()
-        let time = try clock.measure { checksum = try implementation.concurrentLookups(lookups) }
-        return (time, checksum)
-    }))
+    var concurrentRows = try concurrentLookupRows("postgres concurrent lookup", concurrent, rounds: options.rounds, dataset: dataset,
+                                                  path: readURL)
     let slices = insertSlices(dataset)
     concurrentRows.append(("\(insertWorkers) workers inserting \(dataset.items.count) rows, \(Dataset.transactionRows) per transaction", try measure("postgres concurrent insert", rounds: options.rounds, implementations: concurrentNames) { index in
         let url = try PostgresBenchDatabase.create(server: server, schema: "bench_concurrent_insert")

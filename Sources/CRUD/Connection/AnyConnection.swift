@@ -26,6 +26,9 @@ public final class AnyCRUDConnection: CRUDConnection {
     @_spi(CRUDDriver) public func probe() { base.probe() }
     @_spi(CRUDDriver) public func interrupt() { base.interrupt() }
     @_spi(CRUDDriver) public func interruptEnded() { base.interruptEnded() }
+    @_spi(CRUDDriver) public var runsOnCallersThread: Bool { base.runsOnCallersThread }
+    @_spi(CRUDDriver) public func beginBoundedWork() { base.beginBoundedWork() }
+    @_spi(CRUDDriver) public func endBoundedWork() -> Bool { base.endBoundedWork() }
     public func insertReturned(id: Int64) { base.insertReturned(id: id) }
 
     @_spi(CRUDDriver) public func lastInsertId(using runner: some CRUDCatalogRunner<AnyCRUDStatement>) throws -> Int? {

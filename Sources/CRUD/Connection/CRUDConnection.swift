@@ -135,6 +135,20 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// uses the connection.
     @_spi(CRUDDriver) func interruptEnded()
 
+    /// Whether the driver's statements wait only on local work (a file), never on a network: an
+    /// async call then runs them on its own thread when a connection is free at once, rather than
+    /// hopping to the connection's queue and back (SQLite). The default, for servers, is `false`.
+    @_spi(CRUDDriver) var runsOnCallersThread: Bool { get }
+
+    /// Bounds the work of the statements that run from now on, for a call on a caller's thread
+    /// (`runsOnCallersThread`): one that runs past the driver's budget fails as interrupted, and
+    /// `endBoundedWork()` then says so. The default bounds nothing.
+    @_spi(CRUDDriver) func beginBoundedWork()
+
+    /// Ends the bound `beginBoundedWork()` began; `true` when it stopped a statement. By the
+    /// thread that uses the connection.
+    @_spi(CRUDDriver) func endBoundedWork() -> Bool
+
     /// Told the id of each row a chain insert returned (in its `RETURNING`, while observers are
     /// attached), in order: where the driver cannot learn `lastInsertId` of such a statement itself
     /// (MySQL). The default does nothing.
@@ -155,6 +169,9 @@ extension CRUDConnection {
     @_spi(CRUDDriver) public func probe() {}
     @_spi(CRUDDriver) public func interrupt() {}
     @_spi(CRUDDriver) public func interruptEnded() {}
+    @_spi(CRUDDriver) public var runsOnCallersThread: Bool { false }
+    @_spi(CRUDDriver) public func beginBoundedWork() {}
+    @_spi(CRUDDriver) public func endBoundedWork() -> Bool { false }
     @_spi(CRUDDriver) public func takeOpeningStatements() -> [String] { [] }
 
     /// The columns of a table as the database declares them, in table order, or `nil` when the

@@ -247,9 +247,11 @@ extension CRUDExecutor {
         return try await instruments.transaction(body)
     }
 
-    /// Runs `body` with `session`: inline on the library's threads, else on the session's queue.
+    /// Runs `body` with `session`: inline on the library's threads, and where the driver runs on
+    /// callers' threads; else on the session's queue.
     fileprivate func on<T>(_ session: Session, _ body: @escaping () throws -> T) async throws -> T {
         if CRUDThreadMarker.isMarked { return try session.locked(body) }
-        return try await session.perform(body)
+        if runsOnCallersThread { await CRUDCallerThread.takeTurn() }
+        return try await session.perform(here: runsOnCallersThread, body)
     }
 }

@@ -7,7 +7,8 @@ import Logging
 ///
 /// Synchronous operations run on the calling thread. Asynchronous ones wait for a connection without
 /// blocking a thread, then run on the connection's own queue, off Swift's cooperative pool, since
-/// the drivers' C calls block.
+/// the drivers' C calls block; where the driver waits on no network (SQLite), on the caller's own
+/// thread when a connection is free at once, bounded so that long reads leave it.
 ///
 /// A transaction holds one connection for its whole body. The body's own calls find it through a
 /// task-local binding (which also holds on a thread outside any task), so they run inside the
@@ -39,6 +40,10 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     let statementTimeout: Duration?
     /// The tasks inside this database's `withStatementTimeout` now.
     let timeoutScopes = CRUDScopeCount()
+    /// Whether async calls run their statements on their own thread when a connection is free at
+    /// once (`CRUDConnection.runsOnCallersThread`): known from the first connection, and `false`
+    /// for an executor that opens its first on first use (a server's).
+    let runsOnCallersThread: Bool
 
     /// For drivers: an executor over connections that `open` makes.
     /// - Parameters:
@@ -57,9 +62,9 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
                                               describe: String, peer: CRUDPeer = CRUDPeer(), statementTimeout: Duration? = nil,
                                               open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
         let failures = CRUDFailureHandler()
-        try self.init(layout: layout, first: first, dialect: first.dialect, timeout: timeout, describe: describe, peer: peer,
-                      statementTimeout: statementTimeout, failures: failures, observation: CRUDObservationCenter(failures: failures),
-                      open: Self.retrying(open, for: connectRetry))
+        try self.init(layout: layout, first: first, dialect: first.dialect, runsOnCallersThread: first.runsOnCallersThread, timeout: timeout,
+                      describe: describe, peer: peer, statementTimeout: statementTimeout, failures: failures,
+                      observation: CRUDObservationCenter(failures: failures), open: Self.retrying(open, for: connectRetry))
     }
 
     /// For drivers: an executor that opens its first connection on first use, so that a server
@@ -79,7 +84,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
                                               open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) {
         let failures = CRUDFailureHandler()
         // Opens nothing, so it cannot throw.
-        try! self.init(layout: layout, first: nil, dialect: dialect, timeout: timeout, describe: describe, peer: peer,
+        try! self.init(layout: layout, first: nil, dialect: dialect, runsOnCallersThread: false, timeout: timeout, describe: describe, peer: peer,
                        statementTimeout: statementTimeout, failures: failures, observation: CRUDObservationCenter(failures: failures),
                        open: Self.retrying(open, for: connectRetry))
     }
@@ -91,10 +96,11 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
         return { role in try CRUDReconnection.open(trying: window) { try open(role) } }
     }
 
-    private init(layout: CRUDPoolLayout, first: Connection?, dialect: any CRUDDialect, timeout: Duration, describe: String, peer: CRUDPeer,
-                 statementTimeout: Duration?, failures: CRUDFailureHandler, observation: CRUDObservationCenter,
-                 open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
+    private init(layout: CRUDPoolLayout, first: Connection?, dialect: any CRUDDialect, runsOnCallersThread: Bool, timeout: Duration,
+                 describe: String, peer: CRUDPeer, statementTimeout: Duration?, failures: CRUDFailureHandler,
+                 observation: CRUDObservationCenter, open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
         self.failures = failures
+        self.runsOnCallersThread = runsOnCallersThread
         self.observation = observation
         self.dialect = dialect
         selectDialect = SelectCache.Dialect(dialect)
@@ -243,13 +249,24 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     private func performOnSession<T>(_ access: CRUDAccess, _ cancellation: CRUDCancellation,
                                      _ body: @escaping () throws -> T) async throws -> T {
         if CRUDThreadMarker.isMarked { return try await performInline(access, cancellation, body) }
+        if runsOnCallersThread { await CRUDCallerThread.takeTurn() }
         // The caller is suspended until `body` has run, and what `body` captures (a query's plan, a
         // copy of the caller's model values) is used by nothing else meanwhile.
         nonisolated(unsafe) let body = body
         // The queue's thread is outside this task: the bindings go along.
         let bindings = CRUDBindings.current
         if let bound = boundSession() {
-            return try await bound.perform { try CRUDBindings.$current.withValue(bindings) { try bound.running(cancellation, body) } }
+            return try await bound.perform(here: runsOnCallersThread) {
+                try CRUDBindings.$current.withValue(bindings) { try bound.running(cancellation, body) }
+            }
+        }
+        if runsOnCallersThread, let slot = try pool.leaseNow(access) {
+            let session = typed(slot)
+            if session.role != .single { return try await performHere(session, cancellation, bindings, body) }
+            let here = try session.lockedIfFree {
+                try CRUDBindings.$current.withValue(binding(session, after: bindings)) { try session.running(cancellation, body) }
+            }
+            if let here { return here }
         }
         nonisolated(unsafe) let job = instruments?.carryingContext(body) ?? body
         return try await pool.run(access) { slot in
@@ -262,6 +279,42 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
                 try CRUDBindings.$current.withValue(self.binding(session, after: bindings)) { try session.running(cancellation, job) }
             }
         }
+    }
+
+    /// Runs `body` on `session`, leased at once, right here on the caller's thread, where the
+    /// driver runs on callers' threads, and gives the session back. A reader's statements are
+    /// bounded: a read that runs past the driver's budget stops and runs again from the start on the
+    /// session's queue, so long reads do not hold Swift's cooperative threads (the writer is one
+    /// connection, so writes hold at most one of them).
+    private func performHere<T>(_ session: Session, _ cancellation: CRUDCancellation, _ bindings: CRUDBindings,
+                                _ body: @escaping () throws -> T) async throws -> T {
+        let bounded = session.role == .reader
+        let run = { try CRUDBindings.$current.withValue(self.binding(session, after: bindings)) { try session.running(cancellation, body) } }
+        guard bounded else {
+            defer { pool.giveBack(session) }
+            return try run()
+        }
+        session.connection.beginBoundedWork()
+        do {
+            let result = try run()
+            _ = session.connection.endBoundedWork()
+            pool.giveBack(session)
+            return result
+        } catch {
+            guard session.connection.endBoundedWork() else {
+                pool.giveBack(session)
+                throw error
+            }
+        }
+        // A read has no effects: what ran of it here is simply run again.
+        nonisolated(unsafe) let job = instruments?.carryingContext(run) ?? run
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<SendableResult<T>, any Error>) in
+            session.queue.async {
+                let result = Result { SendableResult(value: try job()) }
+                self.pool.giveBack(session)
+                continuation.resume(with: result)
+            }
+        }.value
     }
 
     /// For a task running on `CRUDThreads`: runs `body` right here, where blocking is allowed. Only
@@ -289,7 +342,8 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
             // A child opens its connection itself, past the pool's refusal.
             guard !pool.isShutDown else { throw shutDownError }
             let first = try open(.single)
-            return try CRUDExecutor(layout: .single, first: first, dialect: first.dialect, timeout: pool.timeout, describe: "child",
+            return try CRUDExecutor(layout: .single, first: first, dialect: first.dialect, runsOnCallersThread: runsOnCallersThread,
+                                    timeout: pool.timeout, describe: "child",
                                     peer: peer, statementTimeout: statementTimeout, failures: failures, observation: observation, open: open)
         }
     }
@@ -374,7 +428,7 @@ extension CRUDExecutor where Connection == AnyCRUDConnection {
         // A pool of one shared connection starts with it; `other`'s was in use, or already closed.
         if first == nil, case .single = layout { first = AnyCRUDConnection(try open(.single)) }
         let failures = CRUDFailureHandler()
-        try self.init(layout: layout, first: first, dialect: other.dialect, timeout: other.pool.timeout,
+        try self.init(layout: layout, first: first, dialect: other.dialect, runsOnCallersThread: other.runsOnCallersThread, timeout: other.pool.timeout,
                       describe: other.pool.describe, peer: other.peer, statementTimeout: other.statementTimeout, failures: failures,
                       observation: CRUDObservationCenter(failures: failures)) { role in AnyCRUDConnection(try open(role)) }
     }

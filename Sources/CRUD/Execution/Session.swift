@@ -14,8 +14,8 @@ class CRUDSessionSlot: @unchecked Sendable {
     /// something else since its insert. Guarded by `gate`.
     @usableFromInline @exclusivity(unchecked) var statementsRun = 0
     @usableFromInline let gate = NSRecursiveLock()
-    /// Where async operations on this session run: a thread of the library's, never Swift's
-    /// cooperative pool, since the driver's calls block.
+    /// Where async operations on this session run when they cannot run on the caller's thread: a
+    /// thread of the library's, never Swift's cooperative pool, since the driver's calls block.
     let queue: DispatchQueue
     /// What the session is for, in the pool.
     let role: CRUDConnectionRole
@@ -165,6 +165,21 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     @inlinable
     func locked<T>(_ body: () throws -> T) rethrows -> T {
         gate.lock()
+        defer { gate.unlock() }
+        return try body()
+    }
+
+    /// Runs `body` holding the gate: right here when `here` (the driver runs on callers' threads)
+    /// and the gate is free at once, else as `perform(_:)` does, so that no thread of Swift's
+    /// cooperative pool waits for another caller's statement.
+    func perform<T>(here: Bool, _ body: @escaping () throws -> T) async throws -> T {
+        if here, let result = try lockedIfFree(body) { return result }
+        return try await perform(body)
+    }
+
+    /// Runs `body` holding the gate if it is free at once; `nil` (and `body` not run) if it is not.
+    func lockedIfFree<T>(_ body: () throws -> T) rethrows -> T? {
+        guard gate.try() else { return nil }
         defer { gate.unlock() }
         return try body()
     }

@@ -2,10 +2,11 @@ import Foundation
 
 /// Threads of the library's that tasks can run on, so that their database calls need no hop.
 ///
-/// An `async` operation normally waits for a connection, hops to the connection's queue for the
-/// blocking C calls, and hops back: two thread switches, which from Swift's default executor cost
-/// 20 to 22 µs a call, four times a raw autocommit point lookup in SQLite and ten times one inside
-/// a transaction (on these threads, about 2 µs).
+/// On PostgreSQL and MySQL an `async` operation waits for a connection, hops to the connection's
+/// queue for the blocking C calls, and hops back: two thread switches, which from Swift's default
+/// executor cost 20 to 22 µs a call, four times a raw autocommit point lookup in SQLite and ten
+/// times one inside a transaction (on these threads, about 2 µs). (SQLite's run on the caller's
+/// thread wherever a connection is free.)
 /// A task that does much database work can prefer these threads instead:
 ///
 ///     try await withTaskExecutorPreference(CRUDThreads.shared) { … }
@@ -74,5 +75,38 @@ enum CRUDThreadMarker {
 
     static var isMarked: Bool {
         pthread_getspecific(key) != nil
+    }
+}
+
+/// Async calls that run on the caller's own thread (`CRUDConnection.runsOnCallersThread`) do not
+/// suspend, so a task calling in a loop (polling a count until other tasks' writes show) would keep
+/// its thread of Swift's cooperative pool from every other task, and two such loops on a two-core
+/// machine would let nothing else run. A thread that has run such calls for `turn` since it last
+/// yielded yields before the next: other tasks get their turn every few milliseconds, and the
+/// yield, which wakes another of the pool's threads, is paid once a turn rather than once a call.
+enum CRUDCallerThread {
+    /// How long a thread runs calls before it yields, in milliseconds of the system's coarse clock
+    /// (which ticks every 1 to 4 ms, and costs no system call to read).
+    static let turn = 2
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// Before a call runs on this thread: yields it when its turn is over.
+    @inline(__always)
+    static func takeTurn() async {
+        var now = timespec()
+        #if os(Linux)
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &now)
+        #else
+        clock_gettime(CLOCK_MONOTONIC_RAW_APPROX, &now)
+        #endif
+        let milliseconds = Int(now.tv_sec) &* 1_000 &+ Int(now.tv_nsec) / 1_000_000
+        guard milliseconds &- Int(bitPattern: pthread_getspecific(key)) >= turn else { return }
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: milliseconds))
+        await Task.yield()
     }
 }

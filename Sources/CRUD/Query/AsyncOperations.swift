@@ -1,7 +1,8 @@
 // The asynchronous form of every terminal operation. Each waits for a connection without blocking
-// a thread, then runs the synchronous operation on the connection's own queue (a thread of the
-// library's, never Swift's cooperative pool), bound to that connection so that all it runs goes
-// there. Inside `transaction { tx in … }` they run on the transaction's connection.
+// a thread, then runs the synchronous operation bound to that connection, so that all it runs goes
+// there: on the connection's own queue (a thread of the library's) for a server, on the caller's
+// own thread where the driver allows it (`CRUDExecutor.perform`). Inside `transaction { tx in … }`
+// they run on the transaction's connection.
 //
 // The operations capture the chain and the caller's model values; the caller is suspended until
 // they have run, so nothing else touches those values meanwhile.
