@@ -234,28 +234,32 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     /// Cancelling the task stops `body`'s running statement (`CRUDCancellation`), as does the
     /// statement timeout; `body` then throws `CancellationError`, or `CRUDSQLExeError` of kind
     /// `.timedOut`.
+    @usableFromInline
     func perform<T>(_ access: CRUDAccess, _ body: @escaping () throws -> T) async throws -> T {
-        try await reporting {
-            let cancellation = CRUDCancellation(timeout: statementTimeout(in: CRUDBindings.current))
+        // The boundary (`reporting`), written out: a call's every async frame costs it time.
+        do {
+            let bindings = CRUDBindings.current
+            let cancellation = CRUDCancellation(timeout: statementTimeout(in: bindings))
             return try await withTaskCancellationHandler {
-                try await performOnSession(access, cancellation, body)
+                try await performOnSession(access, bindings, cancellation, body)
             } onCancel: {
                 cancellation.cancel(.cancelled)
             }
+        } catch let error as any CRUDReportableError where !error.isReported {
+            throw report(error)
         }
     }
 
     /// `perform` before its boundary: waits for the session, then runs `body` with it bound.
-    private func performOnSession<T>(_ access: CRUDAccess, _ cancellation: CRUDCancellation,
+    /// `bindings` are the caller's, which the queue's thread, outside the task, is given too.
+    private func performOnSession<T>(_ access: CRUDAccess, _ bindings: CRUDBindings, _ cancellation: CRUDCancellation,
                                      _ body: @escaping () throws -> T) async throws -> T {
         if CRUDThreadMarker.isMarked { return try await performInline(access, cancellation, body) }
         if runsOnCallersThread { await CRUDCallerThread.takeTurn() }
         // The caller is suspended until `body` has run, and what `body` captures (a query's plan, a
         // copy of the caller's model values) is used by nothing else meanwhile.
         nonisolated(unsafe) let body = body
-        // The queue's thread is outside this task: the bindings go along.
-        let bindings = CRUDBindings.current
-        if let bound = boundSession() {
+        if let bound = boundSession(in: bindings) {
             return try await bound.perform(here: runsOnCallersThread) {
                 try CRUDBindings.$current.withValue(bindings) { try bound.running(cancellation, body) }
             }
@@ -263,10 +267,10 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
         if runsOnCallersThread, let slot = try pool.leaseNow(access) {
             let session = typed(slot)
             if session.role != .single { return try await performHere(session, cancellation, bindings, body) }
-            let here = try session.lockedIfFree {
-                try CRUDBindings.$current.withValue(binding(session, after: bindings)) { try session.running(cancellation, body) }
+            if session.takeGateIfFree() {
+                defer { session.releaseGate() }
+                return try CRUDBindings.$current.withValue(binding(session, after: bindings)) { try session.running(cancellation, body) }
             }
-            if let here { return here }
         }
         nonisolated(unsafe) let job = instruments?.carryingContext(body) ?? body
         return try await pool.run(access) { slot in

@@ -173,15 +173,21 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     /// and the gate is free at once, else as `perform(_:)` does, so that no thread of Swift's
     /// cooperative pool waits for another caller's statement.
     func perform<T>(here: Bool, _ body: @escaping () throws -> T) async throws -> T {
-        if here, let result = try lockedIfFree(body) { return result }
+        if here, takeGateIfFree() {
+            defer { releaseGate() }
+            return try body()
+        }
         return try await perform(body)
     }
 
-    /// Runs `body` holding the gate if it is free at once; `nil` (and `body` not run) if it is not.
-    func lockedIfFree<T>(_ body: () throws -> T) rethrows -> T? {
-        guard gate.try() else { return nil }
-        defer { gate.unlock() }
-        return try body()
+    /// Takes the gate if it is free at once. The caller releases it (`releaseGate()`) before it
+    /// next suspends, on the same thread.
+    func takeGateIfFree() -> Bool {
+        gate.try()
+    }
+
+    func releaseGate() {
+        gate.unlock()
     }
 
     /// Runs `body` on the session's queue holding the gate, and resumes the caller with its result.

@@ -10,6 +10,7 @@
 extension SelectAble {
     /// Runs the query and reads all its results.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
+    @inlinable
     public func select() async throws -> Select<OverAllForm, Self> {
         try await executor.perform(.read) { try self.select() }
     }
@@ -23,12 +24,14 @@ extension SelectAble {
 
     /// How many results `select()` would give.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
+    @inlinable
     public func count() async throws -> Int {
         try await executor.perform(.read) { try self.count() }
     }
 
     /// The first result, or `nil`.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
+    @inlinable
     public func first() async throws -> OverAllForm? {
         try await executor.perform(.read) { try self.first() }
     }

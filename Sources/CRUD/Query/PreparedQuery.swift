@@ -97,12 +97,14 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
     /// The first row whose key equals `key`, run off the cooperative pool as the chain's async
     /// operations are.
     /// - Throws: as `first(_:)`.
+    @inlinable
     public func first(_ key: Key) async throws -> Model? where Key: Sendable, Model: Sendable {
         try await executor.perform(.read) { try self.first(key) }
     }
 
     /// Every row whose key equals `key`, run off the cooperative pool.
     /// - Throws: as `first(_:)`.
+    @inlinable
     public func select(_ key: Key) async throws -> [Model] where Key: Sendable, Model: Sendable {
         try await executor.perform(.read) { try self.select(key) }
     }
