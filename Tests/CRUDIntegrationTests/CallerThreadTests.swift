@@ -51,6 +51,20 @@ struct CallerThreadTests {
         try await db.shutdown()
     }
 
+    @Test("64 tasks writing and reading at once: the library adds at most one thread per core and the writer's", .timeLimit(.minutes(2)))
+    func threadsStayBounded() async throws {
+        // In a process of its own, which counts its threads every 2 ms while the tasks run: the
+        // suites beside this one start and end threads all the time.
+        let (_, arguments) = try Backend.sqlite.openForProbe()
+        let probe = try BuiltProgram("crud-test-probe")
+        let (status, output) = try await onThread { try probe.run(["threads"] + arguments) }
+        #expect(status == 0, "\(output)")
+        let counts = output.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+        try #require(counts.count >= 2, "\(output)")
+        let added = counts[1] - counts[0]
+        #expect(added <= ProcessInfo.processInfo.activeProcessorCount + 1, "\(output)")
+    }
+
     @Test("tasks polling a count in a loop leave threads to the task whose writes they wait for", .timeLimit(.minutes(2)))
     func pollingLoopsLeaveThreads() async throws {
         // More pollers than Swift's cooperative pool has threads: calls that never suspend would keep

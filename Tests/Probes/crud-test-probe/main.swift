@@ -129,11 +129,40 @@ struct ThreadState: CustomStringConvertible {
     }
 }
 
+/// The most threads the process had while it ran, sampled every 2 ms on a thread of its own (not
+/// counted). `@unchecked Sendable`: `peak` and `stopped` are guarded by `lock`.
+final class ThreadSampler: @unchecked Sendable {
+    private let lock = NSLock()
+    private var peak = 0
+    private var stopped = false
+    private let done = DispatchSemaphore(value: 0)
+
+    init() {
+        Thread {
+            while !self.lock.withLock({ self.stopped }) {
+                let count = ThreadState.all().count
+                self.lock.withLock { self.peak = max(self.peak, count) }
+                usleep(2_000)
+            }
+            self.done.signal()
+        }.start()
+    }
+
+    /// Stops sampling and returns the most threads seen.
+    func stop() -> Int {
+        lock.withLock { stopped = true }
+        done.wait()
+        return lock.withLock { peak }
+    }
+}
+
 /// What a server does with a database through its life, with every path that could leave a thread
 /// behind: many tasks at once, a transaction, a statement cancelled and one timed out, shutdown.
-func exercise<C: DatabaseConfigurationProtocol>(_ configuration: C, long: String) async throws -> Int {
+/// Returns the most threads the process had while the 64 tasks ran, and how many it had at the end.
+func exercise<C: DatabaseConfigurationProtocol>(_ configuration: C, long: String) async throws -> (peak: Int, during: Int) {
     let db = Database(configuration: configuration)
     try await db.create(Ledger.self, policy: .dropTable)
+    let sampler = ThreadSampler()
     try await withThrowingTaskGroup(of: Void.self) { group in
         for task in 0 ..< 64 {
             group.addTask {
@@ -145,6 +174,7 @@ func exercise<C: DatabaseConfigurationProtocol>(_ configuration: C, long: String
         }
         try await group.waitForAll()
     }
+    let peak = sampler.stop()
     try await db.transaction { tx in try await tx.table(Ledger.self).insert(Ledger(id: -1, transaction: -1, entry: -1)) }
     let cancelled = Task { try await db.sql(long) }
     try await Task.sleep(for: .milliseconds(200))
@@ -153,7 +183,7 @@ func exercise<C: DatabaseConfigurationProtocol>(_ configuration: C, long: String
     _ = try? await db.withStatementTimeout(.milliseconds(200)) { try await db.sql(long) }
     let during = ThreadState.all().count + 1
     try await db.shutdown()
-    return during
+    return (peak, during)
 }
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -206,12 +236,12 @@ case ("threads", 2...):
         for _ in 0 ..< 8 { group.addTask { _ = (0 ..< 1_000).reduce(0, +) } }
     }
     let before = Set(ThreadState.all().map(\.id))
-    var during = 0
+    var (peak, during) = (0, 0)
     let backend = arguments[arguments.startIndex + 1]
     // A statement that runs for seconds, to cancel and to time out.
     let long = backend == "mysql" ? "SELECT COUNT(*) FROM seq_1_to_300000000 WHERE seq % 7 = 1"
         : "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM (SELECT x FROM c LIMIT 60000000) AS n"
-    try await withConfiguration(backend, options(after: 2)) { during = try await exercise($0, long: long) }
+    try await withConfiguration(backend, options(after: 2)) { (peak, during) = try await exercise($0, long: long) }
     // What was under way settles: a queue's last job, a timer cancelled. A Dispatch worker may still
     // be finishing one (under ThreadSanitizer on a busy machine, for seconds): look again until every
     // added thread is idle, or for 15 s, after which one still busy or blocked is left behind.
@@ -223,7 +253,8 @@ case ("threads", 2...):
         added = ThreadState.all().filter { !before.contains($0.id) }
         leftBehind = added.filter { !$0.isIdleDispatchWorker }
     } while !leftBehind.isEmpty && ContinuousClock.now < deadline
-    print("threads: \(before.count) before, \(during) during, \(added.count) added, of which \(added.count - leftBehind.count) idle in Dispatch's pool")
+    print("threads: \(before.count) before, \(peak) at most under 64 tasks, \(during) during, \(added.count) added, "
+        + "of which \(added.count - leftBehind.count) idle in Dispatch's pool")
     for thread in leftBehind { print("left behind: \(thread)") }
     exit(leftBehind.isEmpty ? 0 : 1)
 default:
