@@ -10,6 +10,8 @@ let package = Package(
         // With its MySQL driver, which the MySQL rows compare with raw Connector/C.
         .package(name: "CRUD", path: "..", traits: ["MySQL"]),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        // The server ecosystem's PostgreSQL client, which the PostgreSQL rows compare with too.
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     ],
     targets: [
         // Data, checksums, schema and the harness's view of an implementation.
@@ -21,6 +23,7 @@ let package = Package(
         .target(name: "BenchPostgresRaw", dependencies: ["BenchCore", "CLibPQBench"]),
         .systemLibrary(name: "CMariaDBBench", pkgConfig: "libmariadb", providers: [.apt(["libmariadb-dev"])]),
         .target(name: "BenchMySQLRaw", dependencies: ["BenchCore", "CMariaDBBench"]),
+        .target(name: "BenchPostgresNIO", dependencies: ["BenchCore", .product(name: "PostgresNIO", package: "postgres-nio")]),
         .target(
             name: "BenchCRUD",
             dependencies: [
@@ -34,7 +37,7 @@ let package = Package(
         // DWARF 5 that clang writes by default, and callgrind must read crud-bench.
         .target(name: "CHeap", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
         .executableTarget(name: "crud-bench", dependencies: [
-            "BenchCore", "BenchRaw", "BenchPostgresRaw", "BenchMySQLRaw", "BenchCRUD", "BenchGRDB", "CHeap",
+            "BenchCore", "BenchRaw", "BenchPostgresRaw", "BenchMySQLRaw", "BenchCRUD", "BenchGRDB", "BenchPostgresNIO", "CHeap",
             .product(name: "CRUD", package: "CRUD"), .product(name: "CRUDMySQL", package: "CRUD"),
         ], swiftSettings: [
             // The MariaDB support it shares with the tests is compiled there under CRUD's MySQL trait.

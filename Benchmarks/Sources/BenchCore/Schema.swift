@@ -112,6 +112,35 @@ public func onThreads<Value: Sendable>(_ workers: Int, _ work: @escaping @Sendab
     return try results.all()
 }
 
+/// The concurrent workloads as a task-based client runs them: a task per slice, all at once.
+public enum FromTasks {
+    /// Each task looks up its slice with `lookup`; the checksums merged.
+    public static func lookups(_ slices: [[Int64]], _ lookup: @escaping @Sendable ([Int64]) async throws -> Checksum) throws -> Checksum {
+        try waitFor {
+            try await withThrowingTaskGroup(of: Checksum.self) { group in
+                for slice in slices { group.addTask { try await lookup(slice) } }
+                return try await group.reduce(into: Checksum()) { $0.merge($1) }
+            }
+        }
+    }
+
+    /// Each task inserts its slice in transactions of `Dataset.transactionRows` rows, one `transaction` call each.
+    public static func inserts(_ slices: [[ItemData]], _ transaction: @escaping @Sendable (ArraySlice<ItemData>) async throws -> Void) throws {
+        try waitFor {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for slice in slices {
+                    group.addTask {
+                        for start in stride(from: 0, to: slice.count, by: Dataset.transactionRows) {
+                            try await transaction(slice[start ..< min(start + Dataset.transactionRows, slice.count)])
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+    }
+}
+
 /// Waits on this thread for async `work` to finish: the harness measures synchronously.
 public func waitFor<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) throws -> Value {
     let results = WorkerResults<Value>(count: 1)

@@ -232,37 +232,20 @@ public final class GRDBPoolImplementation: BenchConcurrentImplementation {
 
     public func concurrentLookups(_ slices: [[Int64]]) throws -> Checksum {
         let pool = self.pool
-        return try waitFor {
-            try await withThrowingTaskGroup(of: Checksum.self) { group in
-                for slice in slices {
-                    group.addTask {
-                        var checksum = Checksum()
-                        for id in slice {
-                            if let item = try await pool.read({ db in try ItemRecord.fetchOne(db, key: id) }) { add(item, to: &checksum) }
-                        }
-                        return checksum
-                    }
-                }
-                return try await group.reduce(into: Checksum()) { $0.merge($1) }
+        return try FromTasks.lookups(slices) { slice in
+            var checksum = Checksum()
+            for id in slice {
+                if let item = try await pool.read({ db in try ItemRecord.fetchOne(db, key: id) }) { add(item, to: &checksum) }
             }
+            return checksum
         }
     }
 
     public func concurrentInserts(_ slices: [[ItemData]]) throws {
         let pool = self.pool
-        try waitFor {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for slice in slices {
-                    group.addTask {
-                        for start in stride(from: 0, to: slice.count, by: Dataset.transactionRows) {
-                            let chunk = slice[start ..< min(start + Dataset.transactionRows, slice.count)]
-                            try await pool.write { db in
-                                for item in chunk { try ItemRecord(item).insert(db) }
-                            }
-                        }
-                    }
-                }
-                try await group.waitForAll()
+        try FromTasks.inserts(slices) { chunk in
+            try await pool.write { db in
+                for item in chunk { try ItemRecord(item).insert(db) }
             }
         }
     }

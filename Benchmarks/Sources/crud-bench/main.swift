@@ -3,6 +3,7 @@ import CRUD
 import BenchCRUD
 import BenchGRDB
 import BenchMySQLRaw
+import BenchPostgresNIO
 import BenchPostgresRaw
 import BenchRaw
 import CHeap
@@ -420,6 +421,7 @@ func runPostgres(_ options: Options, selected: [String], dataset: Dataset) throw
         ("raw libpq", RawPostgresImplementation.self),
         ("raw libpq, text results", RawPostgresTextImplementation.self),
         ("CRUD", CRUDPostgresImplementation.self),
+        ("PostgresNIO", PostgresNIOImplementation.self),
     ]
     let clock = ContinuousClock()
     let cluster = try PostgresCluster.start()
@@ -445,6 +447,7 @@ func runPostgres(_ options: Options, selected: [String], dataset: Dataset) throw
         ("raw libpq, connection per thread", RawPostgresImplementation.self),
         ("CRUD", CRUDPostgresImplementation.self),
         ("CRUD on CRUDThreads", CRUDPostgresThreadsImplementation.self),
+        ("PostgresNIO", PostgresNIOImplementation.self),
     ]
     let concurrentNames = concurrent.map(\.name)
     var concurrentRows = try concurrentLookupRows("postgres concurrent lookup", concurrent, rounds: options.rounds, dataset: dataset,
