@@ -141,14 +141,18 @@ public final class SQLiteConnection: CRUDConnection {
 
     /// The error for a failed call, with SQLite's own code and message and the database path.
     func error(_ status: Int32, sql: String?) -> CRUDSQLExeError {
-        Self.error(status, on: handle, path: path, sql: sql)
+        // Seen only by the statement's span and the query log: the call runs the read again.
+        let budget = status & 0xff == SQLITE_INTERRUPT && interruptRequest.ranPastBudget
+        return Self.error(status, on: handle, path: path, sql: sql,
+                          note: budget ? "stopped past the budget of a call on its caller's thread, to run again on the connection's own" : nil)
     }
 
-    private static func error(_ status: Int32, on handle: OpaquePointer, path: String, sql: String?) -> CRUDSQLExeError {
+    private static func error(_ status: Int32, on handle: OpaquePointer, path: String, sql: String?, note: String? = nil) -> CRUDSQLExeError {
         let message = String(cString: sqlite3_errmsg(handle))
         let name = String(cString: sqlite3_errstr(status))
         let violation = SQLiteFailure(status: status, message: message, sql: sql)
         var text = "SQLite error \(status) (\(name)) in \(path): \(message)"
+        if let note { text += "; " + note }
         if violation.kind == .foreignKeyViolation, let table = violation.table { text += " (writing table \"\(table)\")" }
         return CRUDSQLExeError(text, sql: sql, code: "\(status)", databaseMessage: message,
                                kind: violation.kind, constraint: violation.constraint, table: violation.table)

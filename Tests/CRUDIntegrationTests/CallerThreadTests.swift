@@ -36,6 +36,8 @@ struct CallerThreadTests {
         let scans = tracer.finishedSpans.filter { $0.operationName == "SELECT" }
         #expect(scans.count == 2, "the scan stopped once and ran again: \(scans.map(\.status))")
         #expect(scans.first?.status?.code == .error, "the first run was stopped")
+        #expect(scans.first?.errors.first.map { "\($0.error)" }?.contains("to run again on the connection's own") == true,
+                "the stopped run's span says why: \(String(describing: scans.first?.errors))")
         #expect(scans.last?.status == nil, "the second ran to its end")
 
         // A point lookup stays well inside the budget: one statement.
