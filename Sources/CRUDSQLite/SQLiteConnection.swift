@@ -35,8 +35,8 @@ public final class SQLiteConnection: CRUDConnection {
     @_spi(CRUDDriver) public let runsOnCallersThread = true
 
     /// How many times the progress handler (every thousand virtual-machine steps) lets a bounded
-    /// call's statements go on: about 50,000 steps, half a millisecond to a few of work (a point
-    /// lookup takes some thirty steps, a scan ten or so a row).
+    /// call's statements go on: about 50,000 steps. Measured with a handler on every step: a point
+    /// lookup by key takes 10, a `LIKE` scan 4.3 a row and 0.48 ms per 50,000.
     static let boundedWorkBudget = 50
 
     @_spi(CRUDDriver) public func beginBoundedWork() {
