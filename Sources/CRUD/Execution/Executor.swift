@@ -266,11 +266,9 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
         }
         if runsOnCallersThread, let slot = try pool.leaseNow(access) {
             let session = typed(slot)
-            if session.role != .single { return try await performHere(session, cancellation, bindings, body) }
-            if session.takeGateIfFree() {
-                defer { session.releaseGate() }
-                return try CRUDBindings.$current.withValue(binding(session, after: bindings)) { try session.running(cancellation, body) }
-            }
+            guard session.role == .single else { return try await performHere(session, cancellation, bindings, body) }
+            // Shared by every caller: here if no other holds it now, else on its queue.
+            return try await session.perform(here: true) { try self.call(body, on: session, after: bindings, cancellation) }
         }
         nonisolated(unsafe) let job = instruments?.carryingContext(body) ?? body
         return try await pool.run(access) { slot in
@@ -279,10 +277,14 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
             // would keep the connection from everyone else for as long as Swift's cooperative pool is
             // busy (with blocking work of the app's, that can be seconds).
             defer { self.pool.giveBack(session) }
-            return try session.locked {
-                try CRUDBindings.$current.withValue(self.binding(session, after: bindings)) { try session.running(cancellation, job) }
-            }
+            return try session.locked { try self.call(job, on: session, after: bindings, cancellation) }
         }
+    }
+
+    /// Runs `body`, an async caller's call, on `session` with the session bound after `bindings`.
+    private func call<T>(_ body: () throws -> T, on session: Session, after bindings: CRUDBindings,
+                         _ cancellation: CRUDCancellation) throws -> T {
+        try CRUDBindings.$current.withValue(binding(session, after: bindings)) { try session.running(cancellation, body) }
     }
 
     /// Runs `body` on `session`, leased at once, right here on the caller's thread, where the
@@ -293,7 +295,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     private func performHere<T>(_ session: Session, _ cancellation: CRUDCancellation, _ bindings: CRUDBindings,
                                 _ body: @escaping () throws -> T) async throws -> T {
         let bounded = session.role == .reader
-        let run = { try CRUDBindings.$current.withValue(self.binding(session, after: bindings)) { try session.running(cancellation, body) } }
+        let run = { try self.call(body, on: session, after: bindings, cancellation) }
         guard bounded else {
             defer { pool.giveBack(session) }
             return try run()
@@ -310,15 +312,12 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
                 throw error
             }
         }
-        // A read has no effects: what ran of it here is simply run again.
-        nonisolated(unsafe) let job = instruments?.carryingContext(run) ?? run
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<SendableResult<T>, any Error>) in
-            session.queue.async {
-                let result = Result { SendableResult(value: try job()) }
-                self.pool.giveBack(session)
-                continuation.resume(with: result)
-            }
-        }.value
+        // A read has no effects: what ran of it here is simply run again, and the session given back
+        // on its queue as soon as it is done.
+        return try await session.perform {
+            defer { self.pool.giveBack(session) }
+            return try run()
+        }
     }
 
     /// For a task running on `CRUDThreads`: runs `body` right here, where blocking is allowed. Only

@@ -180,13 +180,13 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
         return try await perform(body)
     }
 
-    /// Takes the gate if it is free at once. The caller releases it (`releaseGate()`) before it
-    /// next suspends, on the same thread.
-    func takeGateIfFree() -> Bool {
+    /// Takes the gate if it is free at once: `perform(here:)`'s, which releases it before it next
+    /// suspends (NSRecursiveLock's own calls are refused in async code).
+    private func takeGateIfFree() -> Bool {
         gate.try()
     }
 
-    func releaseGate() {
+    private func releaseGate() {
         gate.unlock()
     }
 
