@@ -130,40 +130,22 @@ struct CRUDWorkloads<Configuration: DatabaseConfigurationProtocol> {
     /// task keeps a prepared query, as the single-threaded lookups do.
     func concurrentLookups(_ slices: [[Int64]]) throws -> Checksum {
         let db = self.db
-        let executor = self.executor
-        return try waitFor {
-            try await withThrowingTaskGroup(of: Checksum.self) { group in
-                for slice in slices {
-                    group.addTask(executorPreference: executor) {
-                        var checksum = Checksum()
-                        let byID = try db.table(BenchItem.self).prepared(matching: \.id)
-                        for id in slice {
-                            if let item = try await byID.first(id) { Self.add(item, to: &checksum) }
-                        }
-                        return checksum
-                    }
-                }
-                return try await group.reduce(into: Checksum()) { $0.merge($1) }
+        return try FromTasks.lookups(slices, executor: executor) { slice in
+            var checksum = Checksum()
+            let byID = try db.table(BenchItem.self).prepared(matching: \.id)
+            for id in slice {
+                if let item = try await byID.first(id) { Self.add(item, to: &checksum) }
             }
+            return checksum
         }
     }
 
     /// One task per slice, each transaction of the slice through the async API.
     func concurrentInserts(_ slices: [[ItemData]]) throws {
         let db = self.db
-        let executor = self.executor
-        try waitFor {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for slice in slices {
-                    group.addTask(executorPreference: executor) {
-                        for start in stride(from: 0, to: slice.count, by: Dataset.transactionRows) {
-                            let chunk = slice[start ..< min(start + Dataset.transactionRows, slice.count)].map(Self.item)
-                            try await db.transaction { tx in try await tx.table(BenchItem.self).insert(chunk) }
-                        }
-                    }
-                }
-                try await group.waitForAll()
-            }
+        try FromTasks.inserts(slices, executor: executor) { chunk in
+            let rows = chunk.map(Self.item)
+            try await db.transaction { tx in try await tx.table(BenchItem.self).insert(rows) }
         }
     }
 

@@ -112,24 +112,27 @@ public func onThreads<Value: Sendable>(_ workers: Int, _ work: @escaping @Sendab
     return try results.all()
 }
 
-/// The concurrent workloads as a task-based client runs them: a task per slice, all at once.
+/// The concurrent workloads as a task-based client runs them: a task per slice, all at once, on
+/// `executor` when one is given (else Swift's cooperative pool).
 public enum FromTasks {
     /// Each task looks up its slice with `lookup`; the checksums merged.
-    public static func lookups(_ slices: [[Int64]], _ lookup: @escaping @Sendable ([Int64]) async throws -> Checksum) throws -> Checksum {
+    public static func lookups(_ slices: [[Int64]], executor: (any TaskExecutor)? = nil,
+                               _ lookup: @escaping @Sendable ([Int64]) async throws -> Checksum) throws -> Checksum {
         try waitFor {
             try await withThrowingTaskGroup(of: Checksum.self) { group in
-                for slice in slices { group.addTask { try await lookup(slice) } }
+                for slice in slices { group.addTask(executorPreference: executor) { try await lookup(slice) } }
                 return try await group.reduce(into: Checksum()) { $0.merge($1) }
             }
         }
     }
 
     /// Each task inserts its slice in transactions of `Dataset.transactionRows` rows, one `transaction` call each.
-    public static func inserts(_ slices: [[ItemData]], _ transaction: @escaping @Sendable (ArraySlice<ItemData>) async throws -> Void) throws {
+    public static func inserts(_ slices: [[ItemData]], executor: (any TaskExecutor)? = nil,
+                               _ transaction: @escaping @Sendable (ArraySlice<ItemData>) async throws -> Void) throws {
         try waitFor {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for slice in slices {
-                    group.addTask {
+                    group.addTask(executorPreference: executor) {
                         for start in stride(from: 0, to: slice.count, by: Dataset.transactionRows) {
                             try await transaction(slice[start ..< min(start + Dataset.transactionRows, slice.count)])
                         }
