@@ -50,7 +50,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Tracing", package: "swift-distributed-tracing"),
+            "CEventPoll",
         ]),
+        // Linux's epoll, for the runtime's event loop.
+        .systemLibrary(name: "CEventPoll"),
 
         // SQLite driver over the system's libsqlite3.
         .systemLibrary(

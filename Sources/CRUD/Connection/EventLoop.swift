@@ -1,0 +1,182 @@
+import Foundation
+#if canImport(Glibc)
+import CEventPoll
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Wakes the tasks that wait for a server connection's socket: one thread of the library's waits
+/// in the kernel (epoll on Linux, kqueue on Darwin) for every socket a task waits on, and resumes
+/// each task when its socket is ready. A task waiting for a server's answer this way holds no
+/// thread; the one thread serves every connection of every database. It runs while a database
+/// uses it (`CRUDEventLoopUse`), from the database's start to its shutdown.
+///
+/// For drivers: out of the user documentation.
+///
+/// `@unchecked Sendable`: `waiting`, `running` and `users` are guarded by `lock`; a poller's
+/// descriptors are the kernel's, safe from any thread, and closed only by its own thread as it ends.
+@_spi(CRUDDriver) public final class CRUDEventLoop: @unchecked Sendable {
+    /// What a task waits for on a socket.
+    public enum Readiness: Sendable {
+        /// Data to read (or the peer closed the connection).
+        case readable
+        /// Room to write.
+        case writable
+    }
+
+    /// The loop every driver's connections share.
+    public static let shared = CRUDEventLoop()
+
+    /// A running loop's kernel poller, and the pipe whose read end it watches to know it must end.
+    private struct Poller {
+        let descriptor: Int32
+        let stopReader: Int32
+        let stopWriter: Int32
+    }
+
+    private let lock = NSLock()
+    /// The waiting task of each socket: a connection is used by one task at a time, so a socket
+    /// has at most one.
+    private var waiting: [Int32: CheckedContinuation<Void, any Error>] = [:]
+    /// The running loop; `nil` while no database uses it.
+    private var running: Poller?
+    /// The databases using the loop.
+    private var users = 0
+
+    private init() {}
+
+    /// A database starts using the loop: its thread starts unless it runs.
+    func retain() {
+        lock.withLock {
+            users += 1
+            if running == nil { running = start() }
+        }
+    }
+
+    /// A database is done with the loop: its thread ends with the last one.
+    func release() {
+        lock.withLock {
+            users -= 1
+            guard users == 0, let poller = running else { return }
+            running = nil
+            var stop: UInt8 = 1
+            _ = write(poller.stopWriter, &stop, 1)
+        }
+    }
+
+    /// A new poller watching the stop pipe, and its thread; `nil` when the kernel refuses one (waits
+    /// then fail, saying why).
+    private func start() -> Poller? {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { return nil }
+        #if canImport(Glibc)
+        let descriptor = epoll_create1(Int32(EPOLL_CLOEXEC))
+        #else
+        let descriptor = kqueue()
+        #endif
+        let poller = Poller(descriptor: descriptor, stopReader: ends[0], stopWriter: ends[1])
+        guard descriptor >= 0, watch(ends[0], for: .readable, on: descriptor, once: false) == nil else {
+            for open in [descriptor, ends[0], ends[1]] where open >= 0 { close(open) }
+            return nil
+        }
+        let thread = Thread { [self] in run(poller) }
+        thread.name = "CRUD.events"
+        thread.start()
+        return poller
+    }
+
+    /// Suspends the calling task until `socket` is ready for `readiness`, or has failed (then the
+    /// client library's next call on it reports what went wrong). A cancelled task keeps waiting:
+    /// the driver stops a statement by asking the server to cancel it, which answers on the
+    /// socket, so a connection is never left with an answer half read.
+    /// - Throws: `CRUDSQLExeError` when the kernel refuses to watch the socket.
+    public func wait(until readiness: Readiness, on socket: Int32) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let poller = lock.withLock {
+                waiting[socket] = continuation
+                return running
+            }
+            let failure = poller.map { watch(socket, for: readiness, on: $0.descriptor, once: true) }
+                ?? "no event loop runs (the kernel refused one, or every database using it was shut down)"
+            guard let failure else { return }
+            lock.withLock { waiting.removeValue(forKey: socket) }?
+                .resume(throwing: CRUDSQLExeError("cannot wait for the connection's socket \(socket): \(failure)", kind: .connectionLost))
+        }
+    }
+
+    /// Asks the kernel to report `socket` to `poller` when it is ready for `readiness`: `once`, or
+    /// every time; the error's text when it refuses.
+    private func watch(_ socket: Int32, for readiness: Readiness, on poller: Int32, once: Bool) -> String? {
+        #if canImport(Glibc)
+        let wanted = (readiness == .readable ? EPOLLIN.rawValue : EPOLLOUT.rawValue) | (once ? EPOLLONESHOT.rawValue : 0)
+        var event = epoll_event(events: wanted, data: epoll_data_t(fd: socket))
+        // A socket reported once stays registered, disarmed: re-armed with MOD. A socket closed since
+        // (a reconnect, whose new socket may have the same number) is gone from the set: ADD.
+        if epoll_ctl(poller, Int32(EPOLL_CTL_MOD), socket, &event) == 0 { return nil }
+        guard errno == ENOENT, epoll_ctl(poller, Int32(EPOLL_CTL_ADD), socket, &event) == 0 else { return String(cString: strerror(errno)) }
+        return nil
+        #else
+        var event = kevent(ident: UInt(socket), filter: Int16(readiness == .readable ? EVFILT_READ : EVFILT_WRITE),
+                           flags: UInt16(EV_ADD | (once ? EV_ONESHOT : 0)), fflags: 0, data: 0, udata: nil)
+        guard kevent(poller, &event, 1, nil, 0, nil) == 0 else { return String(cString: strerror(errno)) }
+        return nil
+        #endif
+    }
+
+    /// The loop's thread: resumes the task waiting on each socket the kernel reports ready, until
+    /// the stop pipe is.
+    private func run(_ poller: Poller) {
+        let capacity = 64
+        #if canImport(Glibc)
+        var events = [epoll_event](repeating: epoll_event(), count: capacity)
+        #else
+        var events = [kevent](repeating: kevent(), count: capacity)
+        #endif
+        while true {
+            #if canImport(Glibc)
+            let count = epoll_wait(poller.descriptor, &events, Int32(capacity), -1)
+            #else
+            let count = kevent(poller.descriptor, nil, 0, &events, Int32(capacity), nil)
+            #endif
+            for index in 0 ..< max(0, Int(count)) {
+                #if canImport(Glibc)
+                let socket = events[index].data.fd
+                #else
+                let socket = Int32(events[index].ident)
+                #endif
+                if socket == poller.stopReader {
+                    for open in [poller.descriptor, poller.stopReader, poller.stopWriter] { close(open) }
+                    return
+                }
+                lock.withLock { waiting.removeValue(forKey: socket) }?.resume()
+            }
+        }
+    }
+}
+
+/// A database's use of the event loop, from its start to its shutdown, or to its end when it is
+/// never shut down.
+///
+/// `@unchecked Sendable`: `ended` is guarded by `lock`.
+final class CRUDEventLoopUse: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ended = false
+
+    init() {
+        CRUDEventLoop.shared.retain()
+    }
+
+    /// The database is done with the loop; once, whoever calls it first.
+    func end() {
+        let first = lock.withLock {
+            defer { ended = true }
+            return !ended
+        }
+        if first { CRUDEventLoop.shared.release() }
+    }
+
+    deinit {
+        end()
+    }
+}
