@@ -25,6 +25,8 @@ public final class PostgresConnection: CRUDConnection {
     /// guarded by `cancelLock`, since `interrupt()` reads it from another thread.
     private var cancelHandle: OpaquePointer?
     private let cancelLock = NSLock()
+    /// Whether a statement was sent without blocking and its answer is not all read yet.
+    private var answerPending = false
 
     init(parameters: [String: String], expandDatabase: Bool) throws {
         let keywords = Array(parameters.keys)
@@ -47,8 +49,16 @@ public final class PostgresConnection: CRUDConnection {
         target = "database \"\(database)\" at \(host):\(port)"
         peer = CRUDPeer(namespace: database, address: host, port: Int(port))
         cancelHandle = PQgetCancel(connection)
-        // Notices (`DROP TABLE IF EXISTS` of a missing table, say) are not errors; keep them off stderr.
+        Self.configure(connection)
+    }
+
+    /// What every session of the connection needs, at connect and after a reconnect: notices
+    /// (`DROP TABLE IF EXISTS` of a missing table, say) are not errors, so they stay off stderr;
+    /// and sends never block, for the async path (`PQexec…`, the synchronous calls, block as
+    /// ever: libpq makes them wait whatever the mode).
+    private static func configure(_ connection: OpaquePointer) {
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        PQsetnonblocking(connection, 1)
     }
 
     deinit {
@@ -123,9 +133,10 @@ public final class PostgresConnection: CRUDConnection {
                                kind: PostgresState.kind(of: state), constraint: field("n"), table: field("t"))
     }
 
-    /// False once the connection to the server was lost; the pool then replaces it.
+    /// False once the connection to the server was lost, or an answer was left unread (a wait on
+    /// the event loop that failed); the pool then replaces it.
     @_spi(CRUDDriver) public var isUsable: Bool {
-        PQstatus(handle) == CONNECTION_OK
+        PQstatus(handle) == CONNECTION_OK && !answerPending
     }
 
     /// Connects again after the connection was lost; prepared statements died with the old session.
@@ -139,7 +150,8 @@ public final class PostgresConnection: CRUDConnection {
             throw CRUDSQLExeError("cannot reconnect to PostgreSQL \(target): \(message)", code: "08006", databaseMessage: message,
                                   kind: .connectionLost)
         }
-        PQsetNoticeProcessor(handle, { _, _ in }, nil)
+        Self.configure(handle)
+        answerPending = false
         // The new session has another process and key.
         let fresh = PQgetCancel(handle)
         cancelLock.withLock {
@@ -209,6 +221,50 @@ public final class PostgresConnection: CRUDConnection {
     @_spi(CRUDDriver) public func execute(_ sql: String) throws {
         try ensureConnected()
         try checked(PQexec(handle, sql), sql: sql)
+    }
+
+    /// Sends through libpq's asynchronous calls and waits on `CRUDEventLoop`.
+    @_spi(CRUDDriver) public var executesWithoutBlocking: Bool { true }
+
+    @_spi(CRUDDriver) public func execute(_ statement: PostgresStatement) async throws {
+        try ensureConnected()
+        try await statement.executeWithoutBlocking()
+    }
+
+    /// The server's answer to the statement just sent (`PQsendQueryPrepared`), waited for on the
+    /// event loop: sends what libpq could not yet, then reads until the answer is complete, so the
+    /// connection is ready for the next statement. `nil` when libpq has no result to give.
+    /// - Throws: `CRUDSQLExeError` when the connection fails; the connection is then not usable.
+    func awaitAnswer(sql: String) async throws -> OpaquePointer? {
+        answerPending = true
+        let socket = PQsocket(handle)
+        var flushed = PQflush(handle)
+        while flushed == 1 {
+            try await CRUDEventLoop.shared.wait(until: .writable, on: socket)
+            flushed = PQflush(handle)
+        }
+        guard flushed == 0 else { throw error(nil, sql: sql) }
+        var answer: OpaquePointer?
+        while true {
+            while PQisBusy(handle) == 1 {
+                do {
+                    try await CRUDEventLoop.shared.wait(until: .readable, on: socket)
+                } catch {
+                    PQclear(answer)
+                    throw error
+                }
+                guard PQconsumeInput(handle) == 1 else {
+                    PQclear(answer)
+                    throw error(nil, sql: sql)
+                }
+            }
+            guard let next = PQgetResult(handle) else { break }
+            // One statement has one result; a second would be the server's report of a failure
+            // after it, which the first already carries.
+            if answer == nil { answer = next } else { PQclear(next) }
+        }
+        answerPending = false
+        return answer
     }
 
     /// `lastval()`: the last value an identity column or sequence produced in this session, or

@@ -92,18 +92,38 @@ public final class PostgresStatement: CRUDStatement {
     }
 
     private func execute() throws {
+        try adopt(withParameters { count, values in
+            PQexecPrepared(connection.handle, name, count, values, parameterLengths, parameterFormats, 1)
+        })
+    }
+
+    /// `execute()` without blocking a thread: sends the statement and waits for the answer on the
+    /// event loop (`PostgresConnection.awaitAnswer`).
+    func executeWithoutBlocking() async throws {
+        let sent = withParameters { count, values in
+            PQsendQueryPrepared(connection.handle, name, count, values, parameterLengths, parameterFormats, 1)
+        }
+        guard sent == 1 else { throw connection.error(nil, sql: sql) }
+        try adopt(try await connection.awaitAnswer(sql: sql))
+    }
+
+    /// Calls `run` with the parameter count and the parameters' values as libpq takes them.
+    private func withParameters<T>(_ run: (Int32, [UnsafePointer<CChar>?]) -> T) -> T {
         let count = parameterTypes.count
-        let handle = connection.handle
         // A set parameter needs a non-NULL pointer even when empty, so the buffer is never empty.
         if parameterBytes.isEmpty { parameterBytes.append(0) }
-        let executed: OpaquePointer? = parameterBytes.withUnsafeBufferPointer { bytes in
+        return parameterBytes.withUnsafeBufferPointer { bytes in
             var values = [UnsafePointer<CChar>?](repeating: nil, count: count)
             let base = UnsafeRawPointer(bytes.baseAddress!)
             for index in 0 ..< count where parameterIsSet[index] {
                 values[index] = (base + parameterOffsets[index]).assumingMemoryBound(to: CChar.self)
             }
-            return PQexecPrepared(handle, name, Int32(count), values, parameterLengths, parameterFormats, 1)
+            return run(Int32(count), values)
         }
+    }
+
+    /// Keeps `executed`, the server's answer, for `step()` to read, or throws the error it reports.
+    private func adopt(_ executed: OpaquePointer?) throws {
         let status = executed.map(PQresultStatus) ?? PGRES_FATAL_ERROR
         guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
             let error = connection.error(executed, sql: sql)

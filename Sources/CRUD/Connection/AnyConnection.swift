@@ -27,6 +27,8 @@ public final class AnyCRUDConnection: CRUDConnection {
     @_spi(CRUDDriver) public func interrupt() { base.interrupt() }
     @_spi(CRUDDriver) public func interruptEnded() { base.interruptEnded() }
     @_spi(CRUDDriver) public var runsOnCallersThread: Bool { base.runsOnCallersThread }
+    @_spi(CRUDDriver) public var executesWithoutBlocking: Bool { base.executesWithoutBlocking }
+    @_spi(CRUDDriver) public func execute(_ statement: AnyCRUDStatement) async throws { try await base.erasedExecute(statement) }
     @_spi(CRUDDriver) public func beginBoundedWork() { base.beginBoundedWork() }
     @_spi(CRUDDriver) public func endBoundedWork() -> Bool { base.endBoundedWork() }
     public func insertReturned(id: Int64) { base.insertReturned(id: id) }
@@ -113,6 +115,13 @@ extension CRUDConnection {
 
     fileprivate func erasedDiscard(_ statement: AnyCRUDStatement) {
         if let statement = statement.base as? Statement { discard(statement) }
+    }
+
+    fileprivate func erasedExecute(_ statement: AnyCRUDStatement) async throws {
+        guard let statement = statement.base as? Statement else {
+            throw CRUDSQLExeError("\(Self.self) was given a statement of \(type(of: statement.base)) to run", sql: statement.sql)
+        }
+        try await execute(statement)
     }
 
     fileprivate func erasedLastInsertId(_ runner: some CRUDCatalogRunner<AnyCRUDStatement>) throws -> Int? {

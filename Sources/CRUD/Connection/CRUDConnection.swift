@@ -140,6 +140,18 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// hopping to the connection's queue and back (SQLite). The default, for servers, is `false`.
     @_spi(CRUDDriver) var runsOnCallersThread: Bool { get }
 
+    /// Whether the async `execute(_:)` waits for the server on events (`CRUDEventLoop`) rather than
+    /// blocking a thread: an async read then runs in the caller's own task, holding no thread while
+    /// the server works. The default is `false`.
+    @_spi(CRUDDriver) var executesWithoutBlocking: Bool { get }
+
+    /// Runs `statement`, bound, without blocking a thread: sends it, suspends the task until the
+    /// server's whole answer is in (`CRUDEventLoop`), and keeps the answer in the statement, whose
+    /// `step()` then moves through its rows without waiting. Called only where
+    /// `executesWithoutBlocking` is true, never twice for one run of the statement.
+    /// - Throws: `CRUDSQLExeError` when the statement fails or the connection is lost.
+    @_spi(CRUDDriver) func execute(_ statement: Statement) async throws
+
     /// Bounds the work of the statements that run from now on, for a call on a caller's thread
     /// (`runsOnCallersThread`): one that runs past the driver's budget fails as interrupted, and
     /// `endBoundedWork()` then says so. The default bounds nothing.
@@ -170,6 +182,11 @@ extension CRUDConnection {
     @_spi(CRUDDriver) public func interrupt() {}
     @_spi(CRUDDriver) public func interruptEnded() {}
     @_spi(CRUDDriver) public var runsOnCallersThread: Bool { false }
+    @_spi(CRUDDriver) public var executesWithoutBlocking: Bool { false }
+
+    @_spi(CRUDDriver) public func execute(_ statement: Statement) async throws {
+        throw CRUDSQLExeError("\(Self.self) cannot run a statement without blocking (its executesWithoutBlocking is false)", sql: statement.sql)
+    }
     @_spi(CRUDDriver) public func beginBoundedWork() {}
     @_spi(CRUDDriver) public func endBoundedWork() -> Bool { false }
     @_spi(CRUDDriver) public func takeOpeningStatements() -> [String] { [] }
