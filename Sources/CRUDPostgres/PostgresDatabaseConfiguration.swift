@@ -56,7 +56,7 @@ public final class PostgresDatabaseConfiguration: DatabaseConfigurationProtocol 
             target = PostgresConnection.describe(parameters, expandDatabase: expandDatabase)
             executor = CRUDExecutor(layout: layout, dialect: PostgresDialect(), timeout: pool.timeout, connectRetry: pool.connectRetry,
                                     describe: "PostgreSQL \(target)", peer: PostgresConnection.peer(parameters, expandDatabase: expandDatabase),
-                                    statementTimeout: pool.statementTimeout, open: open)
+                                    statementTimeout: pool.statementTimeout, executesWithoutBlocking: true, open: open)
             return
         }
         let first = try CRUDReconnection.open(trying: pool.connectRetry) { try open(.general) }

@@ -48,7 +48,14 @@ struct CancellationTests {
     /// what the task threw and how long after the cancellation it returned.
     static func cancelMidStatement<C: DatabaseConfigurationProtocol>(_ db: Database<C>, _ backend: Backend, onOwnThreads: Bool) async throws
         -> (result: Result<[ConnectionNumber], any Error>, took: Duration) {
-        let long = startTask(onOwnThreads: onOwnThreads) { try await db.sql(Self.longStatement(backend), ConnectionNumber.self) }
+        try await cancelMidway(onOwnThreads: onOwnThreads) { try await db.sql(Self.longStatement(backend), ConnectionNumber.self) }
+    }
+
+    /// Starts `operation` in a task, cancels the task once it runs, and returns what the task threw
+    /// and how long after the cancellation it returned.
+    static func cancelMidway<T: Sendable>(onOwnThreads: Bool = true, _ operation: @escaping @Sendable () async throws -> T) async throws
+        -> (result: Result<T, any Error>, took: Duration) {
+        let long = startTask(onOwnThreads: onOwnThreads, operation)
         try await Task.sleep(for: Self.running)
         let clock = ContinuousClock()
         let cancelled = clock.now
@@ -118,6 +125,49 @@ struct CancellationTests {
         // A statement within its timeout runs as ever, and the timeout ends with the scope.
         #expect(try await db.withStatementTimeout(.seconds(30)) { try await db.sql("SELECT 7 AS value", ConnectionNumber.self) }[0].value == 7)
         #expect(try await db.sql("SELECT 8 AS value", ConnectionNumber.self)[0].value == 8)
+        try await db.shutdown()
+    }
+
+    @Test("async reads (select, count, first, a prepared lookup) over a view that runs for seconds are cancelled and time out within 200 ms",
+          arguments: Backend.all)
+    func readsStop(_ backend: Backend) async throws {
+        try await readsStop(backend.open(), backend)
+    }
+
+    /// On PostgreSQL these reads wait for the server in the task itself (`CRUDExecutor.awaiting`),
+    /// not on a connection's queue: the cancellation reaches the server through the same interrupt.
+    func readsStop<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) async throws {
+        let db = Database(configuration: configuration)
+        try await db.sql("CREATE VIEW \(db.quote("ConnectionNumber")) AS " + Self.longStatement(backend))
+        let numbers = db.table(ConnectionNumber.self)
+        let byValue = try numbers.prepared(matching: \.value)
+        let reads: [(String, @Sendable () async throws -> Int)] = [
+            ("select", { try await numbers.select().count }),
+            ("count", { try await numbers.count() }),
+            ("first", { try await numbers.first()?.value ?? 0 }),
+            ("prepared first", { try await byValue.first(1)?.value ?? 0 }),
+        ]
+        let clock = ContinuousClock()
+        for (name, read) in reads {
+            let (result, took) = try await Self.onOwnThreads { try await Self.cancelMidway(read) }
+            #expect(throws: CancellationError.self, "\(name)") { try result.get() }
+            #expect(took < Self.promptly, "the cancelled \(name) ran on for \(took)")
+
+            let (error, timedTook) = try await Self.onOwnThreads { () async -> ((any Error)?, Duration) in
+                let started = clock.now
+                do {
+                    _ = try await db.withStatementTimeout(Self.running) { try await read() }
+                    return (nil, clock.now - started)
+                } catch {
+                    return (error, clock.now - started)
+                }
+            }
+            #expect((error as? CRUDSQLExeError)?.kind == .timedOut, "\(name): \(String(describing: error))")
+            #expect(timedTook < Self.running + Self.promptly, "the timed-out \(name) ran for \(timedTook)")
+        }
+        // The connections went back usable.
+        #expect(try await db.sql("SELECT 8 AS value", ConnectionNumber.self)[0].value == 8)
+        try await db.sql("DROP VIEW \(db.quote("ConnectionNumber"))")
         try await db.shutdown()
     }
 

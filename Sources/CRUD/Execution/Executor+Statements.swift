@@ -27,10 +27,15 @@ extension CRUDExecutor {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     @usableFromInline
     func count(_ plan: CRUDQueryPlan) throws -> Int {
-        try query(.read, plan: { .count(plan) }) { statement in
-            guard try statement.step() else { throw CRUDSQLExeError("COUNT returned no row") }
-            return Int(try statement.readInt64(0))
-        }
+        try query(.read, plan: { .count(plan) }, Self.readCount)
+    }
+
+    /// The count a COUNT statement returns.
+    /// - Throws: `CRUDSQLExeError`.
+    @usableFromInline
+    static func readCount(_ statement: Connection.Statement) throws -> Int {
+        guard try statement.step() else { throw CRUDSQLExeError("COUNT returned no row") }
+        return Int(try statement.readInt64(0))
     }
 
     /// Runs a query on the statement each connection keeps for it at `slot` (prepared once per

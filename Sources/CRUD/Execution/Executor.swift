@@ -44,6 +44,13 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     /// once (`CRUDConnection.runsOnCallersThread`): known from the first connection, and `false`
     /// for an executor that opens its first on first use (a server's).
     let runsOnCallersThread: Bool
+    /// Whether async reads run in the caller's own task, waiting for the server on events rather
+    /// than on a thread (`CRUDConnection.executesWithoutBlocking`): the driver can, and connections
+    /// are leased one caller at a time (not one shared by every caller, whose lock a suspended
+    /// task could not hold).
+    @usableFromInline let awaitsServer: Bool
+    /// This database's use of the event loop its async reads wait on, where they do; ended at shutdown.
+    let eventLoopUse: CRUDEventLoopUse?
 
     /// For drivers: an executor over connections that `open` makes.
     /// - Parameters:
@@ -62,8 +69,9 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
                                               describe: String, peer: CRUDPeer = CRUDPeer(), statementTimeout: Duration? = nil,
                                               open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
         let failures = CRUDFailureHandler()
-        try self.init(layout: layout, first: first, dialect: first.dialect, runsOnCallersThread: first.runsOnCallersThread, timeout: timeout,
-                      describe: describe, peer: peer, statementTimeout: statementTimeout, failures: failures,
+        try self.init(layout: layout, first: first, dialect: first.dialect, runsOnCallersThread: first.runsOnCallersThread,
+                      executesWithoutBlocking: first.executesWithoutBlocking, timeout: timeout, describe: describe, peer: peer,
+                      statementTimeout: statementTimeout, failures: failures,
                       observation: CRUDObservationCenter(failures: failures), open: Self.retrying(open, for: connectRetry))
     }
 
@@ -78,13 +86,16 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     ///   - describe: the database, for messages.
     ///   - peer: which database and server it is, for metrics and traces.
     ///   - statementTimeout: how long a call's statements may run before they are cancelled.
+    ///   - executesWithoutBlocking: what the connections' `executesWithoutBlocking` will say.
     ///   - open: opens a connection for a role.
     @_spi(CRUDDriver) public convenience init(layout: CRUDPoolLayout, dialect: any CRUDDialect, timeout: Duration, connectRetry: Duration,
                                               describe: String, peer: CRUDPeer = CRUDPeer(), statementTimeout: Duration? = nil,
+                                              executesWithoutBlocking: Bool = false,
                                               open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) {
         let failures = CRUDFailureHandler()
         // Opens nothing, so it cannot throw.
-        try! self.init(layout: layout, first: nil, dialect: dialect, runsOnCallersThread: false, timeout: timeout, describe: describe, peer: peer,
+        try! self.init(layout: layout, first: nil, dialect: dialect, runsOnCallersThread: false, executesWithoutBlocking: executesWithoutBlocking,
+                       timeout: timeout, describe: describe, peer: peer,
                        statementTimeout: statementTimeout, failures: failures, observation: CRUDObservationCenter(failures: failures),
                        open: Self.retrying(open, for: connectRetry))
     }
@@ -96,11 +107,14 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
         return { role in try CRUDReconnection.open(trying: window) { try open(role) } }
     }
 
-    private init(layout: CRUDPoolLayout, first: Connection?, dialect: any CRUDDialect, runsOnCallersThread: Bool, timeout: Duration,
-                 describe: String, peer: CRUDPeer, statementTimeout: Duration?, failures: CRUDFailureHandler,
+    private init(layout: CRUDPoolLayout, first: Connection?, dialect: any CRUDDialect, runsOnCallersThread: Bool,
+                 executesWithoutBlocking: Bool, timeout: Duration, describe: String, peer: CRUDPeer, statementTimeout: Duration?,
+                 failures: CRUDFailureHandler,
                  observation: CRUDObservationCenter, open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
         self.failures = failures
         self.runsOnCallersThread = runsOnCallersThread
+        if case .single = layout { awaitsServer = false } else { awaitsServer = executesWithoutBlocking }
+        eventLoopUse = awaitsServer ? CRUDEventLoopUse() : nil
         self.observation = observation
         self.dialect = dialect
         selectDialect = SelectCache.Dialect(dialect)
@@ -346,7 +360,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
             guard !pool.isShutDown else { throw shutDownError }
             let first = try open(.single)
             return try CRUDExecutor(layout: .single, first: first, dialect: first.dialect, runsOnCallersThread: runsOnCallersThread,
-                                    timeout: pool.timeout, describe: "child",
+                                    executesWithoutBlocking: false, timeout: pool.timeout, describe: "child",
                                     peer: peer, statementTimeout: statementTimeout, failures: failures, observation: observation, open: open)
         }
     }
@@ -427,11 +441,13 @@ extension CRUDExecutor where Connection == AnyCRUDConnection {
             kind: .shutDown)
         let open = other.open
         let layout = other.pool.layout
+        other.eventLoopUse?.end()
         var first = (other.pool.surrender(refusal) as? CRUDSession<Other>).map { AnyCRUDConnection($0.connection) }
         // A pool of one shared connection starts with it; `other`'s was in use, or already closed.
         if first == nil, case .single = layout { first = AnyCRUDConnection(try open(.single)) }
         let failures = CRUDFailureHandler()
-        try self.init(layout: layout, first: first, dialect: other.dialect, runsOnCallersThread: other.runsOnCallersThread, timeout: other.pool.timeout,
+        try self.init(layout: layout, first: first, dialect: other.dialect, runsOnCallersThread: other.runsOnCallersThread,
+                      executesWithoutBlocking: other.awaitsServer, timeout: other.pool.timeout,
                       describe: other.pool.describe, peer: other.peer, statementTimeout: other.statementTimeout, failures: failures,
                       observation: CRUDObservationCenter(failures: failures)) { role in AnyCRUDConnection(try open(role)) }
     }

@@ -8,22 +8,46 @@ extension CRUDExecutor {
     func firstRow<Model: CRUDModel>(_ plan: CRUDQueryPlan, as model: Model.Type) throws -> Model? {
         try withSession(.read) { session in
             let query = try firstQuery(plan, inTransaction: session.transactionDepth > 0, values: &session.rowReadValues)
-            func read(_ statement: Connection.Statement) throws -> Model? {
-                guard try statement.step() else { return nil }
-                do {
-                    return try Model(crudRow: statement)
-                } catch let decoding as CRUDDecoderError {
-                    throw decoding.reading(Model.self)
-                }
-            }
             let values = session.rowReadValues
-            guard let slot = query.slot else { return try session.withStatement(query.sql, values, read) }
+            guard let slot = query.slot else { return try session.withStatement(query.sql, values, Self.readFirst) }
             return try session.withOwnedStatement(slot, query.sql) { statement in
                 var binder = statement
-                for (position, value) in values.enumerated() { try value.bind(to: &binder, at: position) }
-                return try read(statement)
+                try Self.bind(values, to: &binder)
+                return try Self.readFirst(statement)
             }
         }
+    }
+
+    /// The model read from the statement's first row, or `nil` when it has none.
+    /// - Throws: `CRUDSQLExeError`, `CRUDDecoderError` naming the model.
+    @inlinable
+    static func readFirst<Model: CRUDModel>(_ statement: Connection.Statement) throws -> Model? {
+        guard try statement.step() else { return nil }
+        do {
+            return try Model(crudRow: statement)
+        } catch let decoding as CRUDDecoderError {
+            throw decoding.reading(Model.self)
+        }
+    }
+
+    /// Every row the statement gives.
+    /// - Throws: `CRUDSQLExeError`, `CRUDDecoderError` naming the model.
+    @inlinable
+    static func readAll<Model: CRUDModel>(_ statement: Connection.Statement) throws -> [Model] {
+        var rows: [Model] = []
+        do {
+            while try statement.step() { rows.append(try Model(crudRow: statement)) }
+        } catch let decoding as CRUDDecoderError {
+            throw decoding.reading(Model.self)
+        }
+        return rows
+    }
+
+    /// Binds `values` from position 0 on.
+    /// - Throws: `CRUDEncoderError`, `CRUDSQLExeError`.
+    @inlinable
+    static func bind(_ values: [CRUDDatabaseValue], to binder: inout Connection.Statement) throws {
+        for (position, value) in values.enumerated() { try value.bind(to: &binder, at: position) }
     }
 
     /// The checked plan's SQL for its first row and statement slot, from the select cache, and the

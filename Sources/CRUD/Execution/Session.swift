@@ -273,10 +273,7 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     @inlinable
     func withOwnedStatement<T>(_ slot: CRUDStatementSlot, _ sql: String, _ body: (Connection.Statement) throws -> T) throws -> T {
         try measured(sql) {
-            try ensureUsable()
-            statementsRun &+= 1
-            noteInTransaction(sql)
-            let statement = try ownedStatement(slot, sql)
+            let statement = try startOwned(slot, sql)
             let result: T
             do {
                 result = try body(statement)
@@ -287,6 +284,16 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
             try statement.reset()
             return result
         }
+    }
+
+    /// The statement this connection keeps for `slot`, about to run: the session made usable first,
+    /// and the run counted.
+    @inlinable
+    func startOwned(_ slot: CRUDStatementSlot, _ sql: String) throws -> Connection.Statement {
+        try ensureUsable()
+        statementsRun &+= 1
+        noteInTransaction(sql)
+        return try ownedStatement(slot, sql)
     }
 
     /// The statement this connection keeps for `slot`, prepared from `sql` unless it is already.

@@ -1,7 +1,8 @@
 import Foundation
 
 // Shutting a database down: no new call starts, the calls under way finish (for up to a grace
-// period), the connections close, and the observers end. The pool and the observation center each
+// period), the connections close, the observers end, and the event loop stops unless another
+// database uses it. The pool and the observation center each
 // report when they are done through a callback, which the async form awaits without holding a
 // thread and the synchronous form waits for on its own.
 
@@ -40,6 +41,7 @@ extension CRUDExecutor {
             timer.cancel()
             continuation.finish()
             await withCheckedContinuation { (ended: CheckedContinuation<Void, Never>) in observation.end { ended.resume() } }
+            if drained { eventLoopUse?.end() }
             try checkDrained(drained, gracePeriod)
         }
     }
@@ -55,6 +57,7 @@ extension CRUDExecutor {
             let ended = DispatchSemaphore(value: 0)
             observation.end { ended.signal() }
             ended.wait()
+            if finished { eventLoopUse?.end() }
             try checkDrained(finished, gracePeriod)
         }
     }

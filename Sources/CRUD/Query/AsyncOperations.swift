@@ -2,7 +2,9 @@
 // a thread, then runs the synchronous operation bound to that connection, so that all it runs goes
 // there: on the connection's own queue (a thread of the library's) for a server, on the caller's
 // own thread where the driver allows it (`CRUDExecutor.perform`). Inside `transaction { tx in … }`
-// they run on the transaction's connection.
+// they run on the transaction's connection. Reads on a driver that executes without blocking
+// (PostgreSQL) run in the caller's task instead, waiting for the server without a thread
+// (`CRUDExecutor.awaiting`).
 //
 // The operations capture the chain and the caller's model values; the caller is suspended until
 // they have run, so nothing else touches those values meanwhile.
@@ -12,7 +14,8 @@ extension SelectAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
     @inlinable
     public func select() async throws -> Select<OverAllForm, Self> {
-        try await executor.perform(.read) { try self.select() }
+        guard executor.canAwaitServer, plan.isJoinFree else { return try await executor.perform(.read) { try self.select() } }
+        return Select(rows: try await executor.rows(plan, as: OverAllForm.self))
     }
 
     /// The query's results as an asynchronous sequence, read in batches as the loop asks for them:
@@ -26,14 +29,16 @@ extension SelectAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     @inlinable
     public func count() async throws -> Int {
-        try await executor.perform(.read) { try self.count() }
+        guard executor.canAwaitServer else { return try await executor.perform(.read) { try self.count() } }
+        return try await executor.count(plan)
     }
 
     /// The first result, or `nil`.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
     @inlinable
     public func first() async throws -> OverAllForm? {
-        try await executor.perform(.read) { try self.first() }
+        guard executor.canAwaitServer, plan.isJoinFree else { return try await executor.perform(.read) { try self.first() } }
+        return try await executor.firstRow(plan, as: OverAllForm.self)
     }
 }
 
@@ -343,7 +348,8 @@ extension SelectAble {
     /// Whether the query has any result.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     public func exists() async throws -> Bool {
-        try await executor.perform(.read) { try self.exists() }
+        guard executor.canAwaitServer else { return try await executor.perform(.read) { try self.exists() } }
+        return try await executor.query(.read, plan: { .exists(plan) }, read: { try $0.step() })
     }
 
     /// The number of rows for each value of a column (`GROUP BY`).

@@ -71,18 +71,14 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
     ///   `CRUDDecoderError` when the row does not fit the model.
     @inlinable
     public func first(_ key: Key) throws -> Model? {
-        try run(first, key) { statement in try statement.step() ? Model(crudRow: statement) : nil }
+        try run(first, key, CRUDExecutor<Connection>.readFirst)
     }
 
     /// Every row whose key equals `key`, in the query's order.
     /// - Throws: as `first(_:)`.
     @inlinable
     public func select(_ key: Key) throws -> [Model] {
-        try run(all, key) { statement in
-            var rows: [Model] = []
-            while try statement.step() { rows.append(try Model(crudRow: statement)) }
-            return rows
-        }
+        try run(all, key, CRUDExecutor<Connection>.readAll)
     }
 
     /// Calls `body` with each row whose key equals `key` as it is read, without holding them all.
@@ -90,23 +86,36 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
     @inlinable
     public func forEach(_ key: Key, _ body: (Model) throws -> Void) throws {
         try run(all, key) { statement in
-            while try statement.step() { try body(try Model(crudRow: statement)) }
+            while try statement.step() {
+                let row: Model
+                do {
+                    row = try Model(crudRow: statement)
+                } catch let decoding as CRUDDecoderError {
+                    throw decoding.reading(Model.self)
+                }
+                try body(row)
+            }
         }
     }
 
-    /// The first row whose key equals `key`, run off the cooperative pool as the chain's async
-    /// operations are.
+    /// The first row whose key equals `key`, run as the chain's async reads are: waiting for the
+    /// server without holding a thread where the driver can (PostgreSQL), else off the
+    /// cooperative pool or on the caller's thread (SQLite).
     /// - Throws: as `first(_:)`.
     @inlinable
     public func first(_ key: Key) async throws -> Model? where Key: Sendable, Model: Sendable {
-        try await executor.perform(.read) { try self.first(key) }
+        guard executor.canAwaitServer else { return try await executor.perform(.read) { try self.first(key) } }
+        let read: (Connection.Statement) throws -> Model? = CRUDExecutor<Connection>.readFirst
+        return try await executor.query(kept: first.slot, first.sql, bind: { try self.bind(first, key, to: &$0) }, read: read)
     }
 
-    /// Every row whose key equals `key`, run off the cooperative pool.
+    /// Every row whose key equals `key`, run as `first(_:)` is.
     /// - Throws: as `first(_:)`.
     @inlinable
     public func select(_ key: Key) async throws -> [Model] where Key: Sendable, Model: Sendable {
-        try await executor.perform(.read) { try self.select(key) }
+        guard executor.canAwaitServer else { return try await executor.perform(.read) { try self.select(key) } }
+        let read: (Connection.Statement) throws -> [Model] = CRUDExecutor<Connection>.readAll
+        return try await executor.query(kept: all.slot, all.sql, bind: { try self.bind(all, key, to: &$0) }, read: read)
     }
 
     /// Runs `variant` with `key` bound on a session's kept statement, and `read` over its rows;
@@ -114,19 +123,22 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
     @inlinable
     func run<T>(_ variant: Variant, _ key: Key, _ read: (Connection.Statement) throws -> T) throws -> T {
         try executor.query(kept: variant.slot, variant.sql) { statement in
-            if Key.crudIsOptional, try CRUDDatabaseValue(key) == .null {
-                throw CRUDSQLGenError("a prepared query matching \"\(keyName)\" ran with nil, which = matches in no row; "
-                    + "select with where(\\.\(keyName) == nil) instead, which means IS NULL")
-            }
             var binder = statement
-            try key.crudBind(to: &binder, at: 0)
-            for (offset, value) in variant.parameters.enumerated() { try value.bind(to: &binder, at: offset + 1) }
-            do {
-                return try read(statement)
-            } catch let decoding as CRUDDecoderError {
-                throw decoding.reading(Model.self)
-            }
+            try bind(variant, key, to: &binder)
+            return try read(statement)
         }
+    }
+
+    /// Binds `key` and `variant`'s own values.
+    /// - Throws: `CRUDSQLGenError` for a `nil` key; `CRUDEncoderError`.
+    @inlinable
+    func bind(_ variant: Variant, _ key: Key, to binder: inout Connection.Statement) throws {
+        if Key.crudIsOptional, try CRUDDatabaseValue(key) == .null {
+            throw CRUDSQLGenError("a prepared query matching \"\(keyName)\" ran with nil, which = matches in no row; "
+                + "select with where(\\.\(keyName) == nil) instead, which means IS NULL")
+        }
+        try key.crudBind(to: &binder, at: 0)
+        for (offset, value) in variant.parameters.enumerated() { try value.bind(to: &binder, at: offset + 1) }
     }
 }
 

@@ -1,0 +1,92 @@
+/// Async reads on a driver that executes without blocking (PostgreSQL's): they run in the caller's
+/// own task, which suspends while it waits for a connection and for the server's answer
+/// (`CRUDEventLoop`), so no thread is held for it, and reads the rows from the answer. The chain's
+/// async reads come here where `canAwaitServer`, and go through `perform` otherwise; each shares
+/// its binding and reading with the synchronous form.
+extension CRUDExecutor {
+    /// Whether an async read of the current task can run in the task itself: the driver executes
+    /// without blocking, and the task is in no transaction of this database (a transaction's
+    /// connection is shared by its body's calls under a lock, which a suspended task cannot hold).
+    @inlinable
+    var canAwaitServer: Bool {
+        awaitsServer && boundSession() == nil
+    }
+
+    /// Runs `body`, an async caller's read, on a session for `access` in the caller's task: the
+    /// boundary of the funnel for such calls, as `perform` is for the others. Cancelling the task,
+    /// or the statement timeout, stops the statement (`CRUDCancellation`).
+    /// - Throws: what `body` throws; `CancellationError`, or `CRUDSQLExeError` of kind `.timedOut`.
+    @usableFromInline
+    func awaiting<T>(_ access: CRUDAccess, _ body: (CRUDSession<Connection>) async throws -> T) async throws -> T {
+        do {
+            let cancellation = CRUDCancellation(timeout: statementTimeout(in: CRUDBindings.current))
+            return try await withTaskCancellationHandler {
+                // Held across the wait for the answer: a synchronous caller in another task must not
+                // block a thread waiting for it (`CRUDHold.acrossSuspension`).
+                let session = typed(try await pool.lease(access, hold: .acrossSuspension))
+                defer { pool.giveBack(session) }
+                return try await session.running(cancellation) { try await body(session) }
+            } onCancel: {
+                cancellation.cancel(.cancelled)
+            }
+        } catch let error as any CRUDReportableError where !error.isReported {
+            throw report(error)
+        }
+    }
+
+    /// `query(kept:_:_:)` awaiting the server: `bind` binds the run's values, `read` reads its rows.
+    /// - Throws: `CRUDSQLExeError`; what the closures throw.
+    @inlinable
+    func query<T>(kept slot: CRUDStatementSlot, _ sql: String, bind: (inout Connection.Statement) throws -> Void,
+                  read: (Connection.Statement) throws -> T) async throws -> T {
+        try await awaiting(.read) { session in try await session.withOwnedStatement(slot, sql, bind: bind, read: read) }
+    }
+
+    /// `query(_:plan:_:)` awaiting the server: `read` steps the statement and reads its rows.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`; what the closures throw.
+    @inlinable
+    func query<T>(_ access: CRUDAccess, plan: () throws -> CRUDStatementPlan, read: (Connection.Statement) throws -> T) async throws -> T {
+        try await awaiting(access) { session in
+            let text = try render(try plan())
+            return try await session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter, read: read)
+        }
+    }
+
+    /// `count(_:)` awaiting the server.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
+    @usableFromInline
+    func count(_ plan: CRUDQueryPlan) async throws -> Int {
+        try await query(.read, plan: { .count(plan) }, read: Self.readCount)
+    }
+
+    /// `firstRow(_:as:)` awaiting the server.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError` naming the model.
+    @inlinable
+    func firstRow<Model: CRUDModel>(_ plan: CRUDQueryPlan, as model: Model.Type) async throws -> Model? {
+        try await awaiting(.read) { session in
+            let query = try firstQuery(plan, inTransaction: false, values: &session.rowReadValues)
+            let values = session.rowReadValues
+            guard let slot = query.slot else { return try await session.withStatement(query.sql, values, read: Self.readFirst) }
+            return try await session.withOwnedStatement(slot, query.sql, bind: { try Self.bind(values, to: &$0) }, read: Self.readFirst)
+        }
+    }
+
+    /// Every row of a join-free `plan`, awaiting the server: what `select()` reads through a cursor.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError` naming the model.
+    @inlinable
+    func rows<Model: CRUDModel>(_ plan: CRUDQueryPlan, as model: Model.Type) async throws -> [Model] {
+        try await awaiting(.read) { session in
+            let query = try selectQuery(plan)
+            return try await session.withStatement(query.sql, query.parameters, read: Self.readAll)
+        }
+    }
+
+    /// The checked plan's SQL for all its rows and the values it binds, outside a transaction.
+    /// - Throws: `CRUDSQLGenError`.
+    @usableFromInline
+    func selectQuery(_ plan: CRUDQueryPlan) throws -> (sql: String, parameters: [CRUDDatabaseValue]) {
+        try plan.validate()
+        try plan.validate(inTransaction: false)
+        return try SelectCache.shared.select(plan, limit: plan.limit, dialect: selectDialect)
+    }
+}

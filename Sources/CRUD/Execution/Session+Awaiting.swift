@@ -1,0 +1,88 @@
+/// A session's statements for an async call that awaits the server's answer in its own task
+/// (`CRUDExecutor.awaiting`): the same steps as the synchronous ones (made usable, counted, timed,
+/// logged, measured, cancelled), with the driver's `execute(_:)` suspending the task, not a thread,
+/// until the answer is in; the rows are then read from it without waiting.
+extension CRUDSession {
+    /// `running(_:_:)` for a call that suspends while its statements run.
+    /// - Throws: what `body` throws; the cancellation's error for a call cancelled before it started.
+    func running<T>(_ cancellation: CRUDCancellation, _ body: () async throws -> T) async throws -> T {
+        try cancellation.begin(on: self)
+        self.cancellation = cancellation
+        defer {
+            self.cancellation = nil
+            cancellation.end()
+        }
+        do {
+            return try await body()
+        } catch {
+            throw cancellation.error(replacing: error)
+        }
+    }
+
+    /// `measured(_:ending:_:)` for a statement whose answer the task awaits.
+    @inlinable
+    func measured<T>(_ sql: String, _ body: () async throws -> T) async throws -> T {
+        try cancellation?.check()
+        let started = CRUDLogging.statementStarts()
+        let measurement = instruments?.start(sql)
+        defer { CRUDLogging.statementRan(sql, since: started) }
+        do {
+            let result = try await body()
+            if let measurement { instruments?.end(measurement, error: nil) }
+            return result
+        } catch {
+            if let measurement { instruments?.end(measurement, error: error) }
+            throw cancellation?.error(replacing: error) ?? error
+        }
+    }
+
+    /// `withOwnedStatement(_:_:_:)` awaiting the answer: `bind` binds this run's values, the task
+    /// waits for the server, and `read` reads the rows.
+    @inlinable
+    func withOwnedStatement<T>(_ slot: CRUDStatementSlot, _ sql: String, bind: (inout Connection.Statement) throws -> Void,
+                               read: (Connection.Statement) throws -> T) async throws -> T {
+        try await measured(sql) {
+            let statement = try startOwned(slot, sql)
+            let result: T
+            do {
+                var binder = statement
+                try bind(&binder)
+                try await execute(statement)
+                result = try read(statement)
+            } catch {
+                try? statement.reset()
+                throw error
+            }
+            try statement.reset()
+            return result
+        }
+    }
+
+    /// `withStatement(_:_:firstParameter:_:)` awaiting the answer: prepares `sql`, binds
+    /// `parameters`, waits for the server, and `read` reads the rows.
+    @usableFromInline
+    func withStatement<T>(_ sql: String, _ parameters: [CRUDDatabaseValue], firstParameter: Int = 0,
+                          read: (Connection.Statement) throws -> T) async throws -> T {
+        try await measured(sql) {
+            let statement = try prepared(sql, parameters, firstParameter: firstParameter)
+            defer { connection.release(statement) }
+            let start = recorder.statementStart
+            do {
+                try await execute(statement)
+                let result = try read(statement)
+                statementSucceeded()
+                return result
+            } catch {
+                recorder.dropStatement(from: start)
+                throw error
+            }
+        }
+    }
+
+    /// Runs the bound `statement`, waiting for the server's answer without a thread.
+    /// - Throws: `CRUDSQLExeError`.
+    @usableFromInline
+    func execute(_ statement: Connection.Statement) async throws {
+        try await connection.execute(statement)
+    }
+}
