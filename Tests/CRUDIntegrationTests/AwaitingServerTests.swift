@@ -5,18 +5,19 @@ import InMemoryTracing
 import Testing
 import Tracing
 
-/// PostgreSQL's async reads wait for the server in the calling task, on the library's event loop,
-/// instead of blocking a thread of a connection's queue: the threads stay few under any number of
-/// tasks, and what the funnel does for every statement (spans, errors, a lost connection) holds.
-@Suite("server reads awaited without a thread", .enabled(if: !PostgresTestServer.isSkipped, "CRUD_SKIP_POSTGRES=1"))
+/// PostgreSQL's async reads and single-statement writes wait for the server in the calling task, on
+/// the library's event loop, instead of blocking a thread of a connection's queue: the threads stay
+/// few under any number of tasks, and what the funnel does for every statement (spans, errors, a
+/// lost connection) holds.
+@Suite("server calls awaited without a thread", .enabled(if: !PostgresTestServer.isSkipped, "CRUD_SKIP_POSTGRES=1"))
 struct AwaitingServerTests {
-    @Test("64 tasks reading at once (select, count, first, a prepared lookup): the library adds at most one thread per core and the event loop's",
-          .timeLimit(.minutes(2)))
-    func threadsStayBounded() async throws {
+    @Test("64 tasks at once, reading (select, count, first, a prepared lookup) or inserting and counting: the library adds at most one thread per core and the event loop's",
+          .timeLimit(.minutes(2)), arguments: ["reads", "writes"])
+    func threadsStayBounded(_ load: String) async throws {
         // In a process of its own, which counts its threads every 2 ms while the tasks run.
         let (_, arguments) = try Backend.postgres.openForProbe()
         let probe = try BuiltProgram("crud-test-probe")
-        let (status, output) = try await onThread { try probe.run(["threads"] + arguments + ["load=reads"]) }
+        let (status, output) = try await onThread { try probe.run(["threads"] + arguments + ["load=\(load)"]) }
         #expect(status == 0, "\(output)")
         let counts = output.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
         try #require(counts.count >= 2, "\(output)")

@@ -12,6 +12,14 @@ extension CRUDExecutor {
         awaitsServer && boundSession() == nil
     }
 
+    /// Whether an async write of `kind` can, as a read can: it is one statement, which returns the
+    /// ids of the rows it changes where observers want them (a database that cannot return them
+    /// selects them first, locked, in a transaction).
+    @inlinable
+    func canAwaitServer(writing kind: CRUDChangeKind) -> Bool {
+        canAwaitServer && dialect.canReturn(from: kind)
+    }
+
     /// Runs `body`, an async caller's read, on a session for `access` in the caller's task: the
     /// boundary of the funnel for such calls, as `perform` is for the others. Cancelling the task,
     /// or the statement timeout, stops the statement (`CRUDCancellation`).
@@ -78,6 +86,44 @@ extension CRUDExecutor {
         try await awaiting(.read) { session in
             let query = try selectQuery(plan)
             return try await session.withStatement(query.sql, query.parameters, read: Self.readAll)
+        }
+    }
+
+    /// `write(_:on:columns:plan:idsOf:bind:idColumn:row:)` awaiting the server, for a write that
+    /// `canAwaitServer(writing:)`.
+    /// - Throws: `CRUDSQLExeError`, `CRUDEncoderError`; what the closures throw.
+    func write(_ kind: CRUDChangeKind, on schema: CRUDTableSchema, columns: () throws -> [Int]? = { nil },
+               plan: (CRUDChangeCapture, _ columns: [Int]?) throws -> CRUDStatementPlan,
+               bind: (inout Connection.Statement, _ columns: [Int]?) throws -> Void = { _, _ in },
+               idColumn: Int = 0, row: (Connection.Statement) throws -> Void = { _ in }) async throws -> Int {
+        try await awaiting(.write) { session in
+            let columns = try columns()
+            let capture = session.changeCapture(for: schema, writing: kind)
+            let text = try render(try plan(capture, columns))
+            return try await session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter, bind: { try bind(&$0, columns) }) {
+                try session.step($0, writing: kind, in: schema.name, capture: capture, idColumn: idColumn, row: row)
+                return $0.changedRows
+            }
+        }
+    }
+
+    /// `insert(_:columns:oneRowEach:plan:idColumn:returnsRows:row:)` of one row awaiting the
+    /// server, for an insert that `canAwaitServer(writing:)`: `plan` gives the statement for one row.
+    /// - Throws: `CRUDSQLExeError`, `CRUDEncoderError`.
+    @inlinable
+    func insert<Model: CRUDModel>(_ instance: Model, columns: () throws -> [Int]?,
+                                  plan: (CRUDChangeCapture, _ rows: Int, _ columns: [Int]?) throws -> CRUDStatementPlan) async throws
+        -> () throws -> Int? {
+        try await awaiting(.write) { session in
+            let columns = Model.crudColumns(stamping: try columns(), for: .insert)
+            let instance = Model.crudStampedForInsert([instance])[0]
+            let capture = session.changeCapture(for: Model.crudSchema, writing: .insert)
+            let text = try render(try plan(capture, 1, columns))
+            try await session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter,
+                                            bind: { try instance.crudBind(columns: columns, to: &$0, from: 0) }) {
+                try session.step($0, writing: .insert, in: Model.crudSchema.name, capture: capture)
+            }
+            return lastInsertId(after: session)
         }
     }
 

@@ -59,15 +59,19 @@ extension CRUDSession {
     }
 
     /// `withStatement(_:_:firstParameter:_:)` awaiting the answer: prepares `sql`, binds
-    /// `parameters`, waits for the server, and `read` reads the rows.
+    /// `parameters` from `firstParameter` on and the caller's values with `bind`, waits for the
+    /// server, and `read` reads the rows.
     @usableFromInline
     func withStatement<T>(_ sql: String, _ parameters: [CRUDDatabaseValue], firstParameter: Int = 0,
+                          bind: (inout Connection.Statement) throws -> Void = { _ in },
                           read: (Connection.Statement) throws -> T) async throws -> T {
         try await measured(sql) {
             let statement = try prepared(sql, parameters, firstParameter: firstParameter)
             defer { connection.release(statement) }
             let start = recorder.statementStart
             do {
+                var binder = statement
+                try bind(&binder)
                 try await execute(statement)
                 let result = try read(statement)
                 statementSucceeded()

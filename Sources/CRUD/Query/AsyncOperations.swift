@@ -47,23 +47,21 @@ extension InsertAble {
     /// - Throws: `CRUDSQLExeError` (nothing is inserted then), `CRUDEncoderError`.
     @discardableResult
     public func insert(_ instances: [InsertForm]) async throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        try await insertionTable.executor.perform(.write) { try self.insert(instances) }
+        try await insertRows(instances) { nil }
     }
 
     /// Inserts one row with every column.
     /// - Throws: `CRUDSQLExeError` (nothing is inserted then), `CRUDEncoderError`.
     @discardableResult
     public func insert(_ instance: InsertForm) async throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        try await insertionTable.executor.perform(.write) { try self.insert(instance) }
+        try await insertRows([instance]) { nil }
     }
 
     /// Inserts only the named columns; the others take their defaults.
     @discardableResult
     public func insert(_ instances: [InsertForm], setKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) async throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        try await insertionTable.executor.perform(.write) {
-            try self.insertRows(instances, columns: try InsertForm.crudColumns([setKeys] + rest, for: "insert"))
-        }
+        try await insertRows(instances) { try InsertForm.crudColumns([setKeys] + rest, for: "insert") }
     }
 
     /// Inserts one row with only the named columns; the others take their defaults.
@@ -71,18 +69,14 @@ extension InsertAble {
     @discardableResult
     public func insert(_ instance: InsertForm, setKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) async throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        try await insertionTable.executor.perform(.write) {
-            try self.insertRows([instance], columns: try InsertForm.crudColumns([setKeys] + rest, for: "insert"))
-        }
+        try await insertRows([instance]) { try InsertForm.crudColumns([setKeys] + rest, for: "insert") }
     }
 
     /// Inserts every column but the named ones.
     @discardableResult
     public func insert(_ instances: [InsertForm], ignoreKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) async throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        try await insertionTable.executor.perform(.write) {
-            try self.insertRows(instances, columns: try InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"))
-        }
+        try await insertRows(instances) { try InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert") }
     }
 
     /// Inserts one row without the named columns, which take their defaults (an id the database
@@ -91,9 +85,20 @@ extension InsertAble {
     @discardableResult
     public func insert(_ instance: InsertForm, ignoreKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) async throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        try await insertionTable.executor.perform(.write) {
-            try self.insertRows([instance], columns: try InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"))
+        try await insertRows([instance]) { try InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert") }
+    }
+
+    /// Inserts `instances`, their `columns` (every column when `nil`) worked out inside the
+    /// executor's boundary: one row in the caller's task where it can await the server, else as
+    /// the synchronous form does, run by `perform`.
+    @inlinable
+    func insertRows(_ instances: [InsertForm], columns: @escaping () throws -> [Int]?) async throws
+        -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
+        let executor = insertionTable.executor
+        guard instances.count == 1, executor.canAwaitServer(writing: .insert) else {
+            return try await executor.perform(.write) { try self.insertRows(instances, columns: try columns()) }
         }
+        return Insert(lastInsertId: try await executor.insert(instances[0], columns: columns, plan: Self.insertPlan))
     }
 }
 
@@ -102,32 +107,44 @@ extension UpdateAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`.
     @discardableResult
     public func update(_ instance: OverAllForm) async throws -> Update<OverAllForm, Self> {
-        try await executor.perform(.write) { try self.update(instance) }
+        try await updateRows(instance) { nil }
     }
 
     /// Sets only the named columns.
     @discardableResult
     public func update(_ instance: OverAllForm, setKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) async throws
         -> Update<OverAllForm, Self> {
-        try await executor.perform(.write) {
-            try self.updateRows(instance, columns: try OverAllForm.crudColumns([setKeys] + rest, for: "update"))
-        }
+        try await updateRows(instance) { try OverAllForm.crudColumns([setKeys] + rest, for: "update") }
     }
 
     /// Sets only the columns `keys` names, a list made at run time.
     /// - Throws: as the synchronous form.
     @discardableResult
     public func update(_ instance: OverAllForm, setKeys keys: [PartialKeyPath<OverAllForm>]) async throws -> Update<OverAllForm, Self> {
-        try await executor.perform(.write) { try self.update(instance, setKeys: keys) }
+        try await updateRows(instance) { try OverAllForm.crudColumns(keys, for: "update") }
     }
 
     /// Sets every column but the named ones.
     @discardableResult
     public func update(_ instance: OverAllForm, ignoreKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) async throws
         -> Update<OverAllForm, Self> {
-        try await executor.perform(.write) {
-            try self.updateRows(instance, columns: try OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update"))
+        try await updateRows(instance) { try OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update") }
+    }
+
+    /// Updates the matching rows' `columns` (every column when `nil`), worked out inside the
+    /// executor's boundary: in the caller's task where it can await the server, else as the
+    /// synchronous form does, run by `perform`.
+    func updateRows(_ instance: OverAllForm, columns: @escaping () throws -> [Int]?) async throws -> Update<OverAllForm, Self> {
+        guard executor.canAwaitServer(writing: .update) else {
+            return try await executor.perform(.write) { try self.updateRows(instance, columns: try columns()) }
         }
+        let instance = instance.crudStampedForUpdate()
+        let changed = try await executor.write(.update, on: OverAllForm.crudSchema, columns: {
+            OverAllForm.crudColumns(stamping: try columns(), for: .update)
+        }, plan: updatePlan, bind: { binder, columns in
+            try instance.crudBind(columns: columns, to: &binder)
+        })
+        return Update(changedRows: changed)
     }
 
     /// Updates the matching rows and returns `returning` of each.
@@ -160,7 +177,8 @@ extension DeleteAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     @discardableResult
     public func delete() async throws -> Delete<OverAllForm, Self> {
-        try await executor.perform(.write) { try self.delete() }
+        guard executor.canAwaitServer(writing: .delete) else { return try await executor.perform(.write) { try self.delete() } }
+        return Delete(changedRows: try await executor.write(.delete, on: OverAllForm.crudSchema, plan: deletePlan))
     }
 }
 

@@ -136,10 +136,15 @@ extension InsertAble {
     func insertRows(_ instances: [InsertForm], columns: @autoclosure () throws -> [Int]?)
         throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
         let executor = insertionTable.executor
-        let lastInsertId = try executor.insert(instances, columns: columns) { capture, rows, columns in
-            .insert(InsertForm.crudSchema, columns: columns, rows: rows, returning: capture.idColumn.map { [$0] } ?? [])
-        }
+        let lastInsertId = try executor.insert(instances, columns: columns, plan: Self.insertPlan)
         return Insert(lastInsertId: lastInsertId)
+    }
+
+    /// The statement inserting `rows` rows of `columns` (every column when `nil`), returning the ids
+    /// `capture` wants.
+    @usableFromInline
+    static func insertPlan(_ capture: CRUDChangeCapture, rows: Int, columns: [Int]?) -> CRUDStatementPlan {
+        .insert(InsertForm.crudSchema, columns: columns, rows: rows, returning: capture.idColumn.map { [$0] } ?? [])
     }
 }
 
@@ -176,12 +181,15 @@ extension UpdateAble {
     /// Updates the matching rows' `columns` (every column when `nil`), worked out inside the
     /// executor's boundary.
     func updateRows(_ instance: OverAllForm, columns: @autoclosure () throws -> [Int]?) throws -> Update<OverAllForm, Self> {
-        let changed = try writeUpdate(instance, columns: columns, plan: { capture, columns in
-            .update(plan, columns: columns, returning: capture.returning)
-        }, idsOf: { key in
+        let changed = try writeUpdate(instance, columns: columns, plan: updatePlan, idsOf: { key in
             .column(plan, key)
         })
         return Update(changedRows: changed)
+    }
+
+    /// The statement updating the matching rows' `columns`, returning the ids `capture` wants.
+    func updatePlan(_ capture: CRUDChangeCapture, columns: [Int]?) -> CRUDStatementPlan {
+        .update(plan, columns: columns, returning: capture.returning)
     }
 
     /// Updates the matching rows with `instance`'s `columns` as `executor.write` does, the
@@ -204,10 +212,13 @@ extension DeleteAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     @discardableResult
     public func delete() throws -> Delete<OverAllForm, Self> {
-        let changed = try executor.write(.delete, on: OverAllForm.crudSchema) { capture, _ in
-            .delete(plan, returning: capture.returning)
-        }
+        let changed = try executor.write(.delete, on: OverAllForm.crudSchema, plan: deletePlan)
         return Delete(changedRows: changed)
+    }
+
+    /// The statement deleting the matching rows, returning the ids `capture` wants.
+    func deletePlan(_ capture: CRUDChangeCapture, columns: [Int]?) -> CRUDStatementPlan {
+        .delete(plan, returning: capture.returning)
     }
 }
 
