@@ -68,6 +68,8 @@ public final class MySQLConnection: CRUDConnection {
 
     private func connect() throws {
         _ = mysql_options(handle, MYSQL_SET_CHARSET_NAME, "utf8mb4")
+        // Makes the non-blocking calls (`…_start`, `…_cont`) available; the blocking ones block as ever.
+        _ = mysql_options(handle, MYSQL_OPT_NONBLOCK, nil)
         guard options.connect(handle, flags: UInt(CLIENT_FOUND_ROWS) | UInt(CLIENT_MULTI_STATEMENTS)) else {
             let number = mysql_errno(handle)
             let message = String(cString: mysql_error(handle))
@@ -208,6 +210,38 @@ public final class MySQLConnection: CRUDConnection {
     @_spi(CRUDDriver) public func release(_ statement: MySQLStatement) {
         statement.clear()
         _ = cache.checkIn(statement)
+    }
+
+    /// Runs through Connector/C's non-blocking calls, waiting on `CRUDEventLoop`.
+    @_spi(CRUDDriver) public var executesWithoutBlocking: Bool { true }
+
+    @_spi(CRUDDriver) public func execute(_ statement: MySQLStatement) async throws {
+        try ensureConnected()
+        try await statement.executeWithoutBlocking()
+    }
+
+    /// Waits on the event loop for what a non-blocking call asked in `status` (`MYSQL_WAIT_…`), and
+    /// returns what came, for its `_cont`. A wait that fails leaves the call unfinished: the
+    /// connection is then lost, and the next call reconnects.
+    /// - Throws: `CRUDSQLExeError` of kind `.connectionLost`.
+    func awaitSocket(_ status: Int32) async throws -> Int32 {
+        let socket = mysql_get_socket(handle)
+        do {
+            if status & MYSQL_WAIT_WRITE != 0 {
+                try await CRUDEventLoop.shared.wait(until: .writable, on: socket)
+                return MYSQL_WAIT_WRITE
+            }
+            if status & (MYSQL_WAIT_READ | MYSQL_WAIT_EXCEPT) != 0 {
+                try await CRUDEventLoop.shared.wait(until: .readable, on: socket)
+                return MYSQL_WAIT_READ
+            }
+            // Asked for a timeout alone (none of the connection's are set): wait it out.
+            try await Task.sleep(for: .milliseconds(Int(mysql_get_timeout_value_ms(handle))))
+            return MYSQL_WAIT_TIMEOUT
+        } catch {
+            lost = true
+            throw error
+        }
     }
 
     /// Runs text-protocol SQL, possibly several statements, and reads every result.

@@ -70,7 +70,8 @@ public final class MySQLDatabaseConfiguration: DatabaseConfigurationProtocol {
             // until then, and after, the SQL is what both take.
             target = options.description
             executor = CRUDExecutor(layout: layout, dialect: MySQLDialect.portable, timeout: pool.timeout, connectRetry: pool.connectRetry,
-                                    describe: "MySQL \(target)", peer: peer, statementTimeout: pool.statementTimeout) { _ in
+                                    describe: "MySQL \(target)", peer: peer, statementTimeout: pool.statementTimeout,
+                                    executesWithoutBlocking: true) { _ in
                 try MySQLConnection(options: options, dialect: .portable)
             }
             return

@@ -101,6 +101,39 @@ public final class MySQLStatement: CRUDStatement {
     }
 
     private func execute() throws {
+        let alone = try bindParameters()
+        var attempt = 0
+        while mysql_stmt_execute(handle) != 0 {
+            attempt = try retry(after: attempt, alone: alone)
+            usleep(UInt32(1_000 * attempt))
+        }
+        guard executedHasRows() else { return }
+        try storedRows(mysql_stmt_store_result(handle) == 0)
+    }
+
+    /// `execute()` without blocking a thread: Connector/C's non-blocking calls
+    /// (`mysql_stmt_execute_start`/`_cont`, `mysql_stmt_store_result_start`/`_cont`), waiting on the
+    /// event loop for what each asks (`MySQLConnection.awaitSocket`).
+    func executeWithoutBlocking() async throws {
+        let alone = try bindParameters()
+        var attempt = 0
+        while true {
+            var failed: Int32 = 0
+            var status = mysql_stmt_execute_start(&failed, handle)
+            while status != 0 { status = mysql_stmt_execute_cont(&failed, handle, try await connection.awaitSocket(status)) }
+            if failed == 0 { break }
+            attempt = try retry(after: attempt, alone: alone)
+            try await Task.sleep(for: .milliseconds(attempt))
+        }
+        guard executedHasRows() else { return }
+        var failed: Int32 = 0
+        var status = mysql_stmt_store_result_start(&failed, handle)
+        while status != 0 { status = mysql_stmt_store_result_cont(&failed, handle, try await connection.awaitSocket(status)) }
+        try storedRows(failed == 0)
+    }
+
+    /// Binds the parameters for a run; whether the statement runs outside a transaction.
+    private func bindParameters() throws -> Bool {
         if parameters.count > 0 {
             if let unset = parameters.firstUnset {
                 throw CRUDEncoderError("parameter \(unset + 1) of a MySQL statement has no value bound (\(sql))")
@@ -110,35 +143,35 @@ public final class MySQLStatement: CRUDStatement {
             let bytes = parameters.packetBytes
             if bytes > connection.maxAllowedPacket { throw connection.packetTooLarge(bytes: bytes, sql: sql) }
         }
-        // A deadlock rolls back the transaction; outside one that is this statement alone, which
-        // InnoDB asks to run again (its gap locks make concurrent writes of other rows deadlock).
-        let alone = connection.transactionStatus == .none
-        var attempt = 0
-        while mysql_stmt_execute(handle) != 0 {
-            guard alone, mysql_stmt_errno(handle) == UInt32(ER_LOCK_DEADLOCK), attempt < Self.deadlockRetries else {
-                throw connection.error(statement: handle, sql: sql)
-            }
-            attempt += 1
-            usleep(UInt32(1_000 * attempt))
+        return connection.transactionStatus == .none
+    }
+
+    /// After a failed run: the next attempt's number (and milliseconds to wait before it), or the
+    /// error. A deadlock rolls back the transaction; outside one that is this statement alone, which
+    /// InnoDB asks to run again (its gap locks make concurrent writes of other rows deadlock).
+    private func retry(after attempt: Int, alone: Bool) throws -> Int {
+        guard alone, mysql_stmt_errno(handle) == UInt32(ER_LOCK_DEADLOCK), attempt < Self.deadlockRetries else {
+            throw connection.error(statement: handle, sql: sql)
         }
+        return attempt + 1
+    }
+
+    /// After a successful run: whether it returned rows, which are then stored on the client
+    /// (`storedRows`); for one without, what it changed is noted.
+    private func executedHasRows() -> Bool {
         executed = true
         if Int(mysql_stmt_field_count(handle)) != results.count { describeResult() }
-        let rows: Int
-        if results.count == 0 {
-            affected = Int(truncatingIfNeeded: mysql_stmt_affected_rows(handle))
-            rows = affected
-        } else {
-            guard mysql_stmt_store_result(handle) == 0, mysql_stmt_bind_result(handle, results.binds) == 0 else {
-                throw failedWithResult()
-            }
-            rows = Int(truncatingIfNeeded: mysql_stmt_num_rows(handle))
-        }
-        if results.count > 0 {
-            // Connector/C does not report the insert id of a statement with a result (INSERT … RETURNING).
-            if isInsert { connection.noteInsert(nil, rows: rows) }
-        } else {
-            if isInsert { connection.noteInsert(mysql_stmt_insert_id(handle), rows: rows) }
-        }
+        guard results.count == 0 else { return true }
+        affected = Int(truncatingIfNeeded: mysql_stmt_affected_rows(handle))
+        if isInsert { connection.noteInsert(mysql_stmt_insert_id(handle), rows: affected) }
+        return false
+    }
+
+    /// After the rows were stored on the client (`stored`, or the store failed): binds them for reading.
+    private func storedRows(_ stored: Bool) throws {
+        guard stored, mysql_stmt_bind_result(handle, results.binds) == 0 else { throw failedWithResult() }
+        // Connector/C does not report the insert id of a statement with a result (INSERT … RETURNING).
+        if isInsert { connection.noteInsert(nil, rows: Int(truncatingIfNeeded: mysql_stmt_num_rows(handle))) }
     }
 
     /// A text or bytes value longer than its buffer: the buffer grows, and the value is fetched

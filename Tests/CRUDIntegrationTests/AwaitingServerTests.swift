@@ -1,21 +1,27 @@
 @_spi(CRUDDriver) import CRUD
-import CRUDPostgres
 import Foundation
 import InMemoryTracing
 import Testing
 import Tracing
 
-/// PostgreSQL's async reads and single-statement writes wait for the server in the calling task, on
-/// the library's event loop, instead of blocking a thread of a connection's queue: the threads stay
-/// few under any number of tasks, and what the funnel does for every statement (spans, errors, a
-/// lost connection) holds.
-@Suite("server calls awaited without a thread", .enabled(if: !PostgresTestServer.isSkipped, "CRUD_SKIP_POSTGRES=1"))
+/// On PostgreSQL and MySQL, async reads and single-statement writes wait for the server in the
+/// calling task, on the library's event loop, instead of blocking a thread of a connection's queue:
+/// the threads stay few under any number of tasks, and what the funnel does for every statement
+/// (spans, errors, a lost connection) holds.
+@Suite("server calls awaited without a thread")
 struct AwaitingServerTests {
+    static let servers = Backend.all.filter { $0 != .sqlite }
+
+    /// A query of one row, `value` 7, that the server takes `seconds` to answer.
+    static func sleeping(_ backend: Backend, seconds: Double) -> String {
+        backend == .mysql ? "SELECT 7 AS value FROM (SELECT SLEEP(\(seconds)) AS slept) AS nap" : "SELECT 7 AS value FROM pg_sleep(\(seconds))"
+    }
+
     @Test("64 tasks at once, reading (select, count, first, a prepared lookup) or inserting and counting: the library adds at most one thread per core and the event loop's",
-          .timeLimit(.minutes(2)), arguments: ["reads", "writes"])
-    func threadsStayBounded(_ load: String) async throws {
+          .timeLimit(.minutes(2)), arguments: servers, ["reads", "writes"])
+    func threadsStayBounded(_ backend: Backend, _ load: String) async throws {
         // In a process of its own, which counts its threads every 2 ms while the tasks run.
-        let (_, arguments) = try Backend.postgres.openForProbe()
+        let (_, arguments) = try backend.openForProbe()
         let probe = try BuiltProgram("crud-test-probe")
         let (status, output) = try await onThread { try probe.run(["threads"] + arguments + ["load=\(load)"]) }
         #expect(status == 0, "\(output)")
@@ -25,14 +31,19 @@ struct AwaitingServerTests {
         #expect(added <= ProcessInfo.processInfo.activeProcessorCount + 1, "\(output)")
     }
 
-    @Test("an awaited read is one span that lasts as long as the server worked, and a failing one is reported once with the server's error")
-    func spansAndErrors() async throws {
+    @Test("an awaited read is one span that lasts as long as the server worked, and a failing one is reported once with the server's error",
+          arguments: servers)
+    func spansAndErrors(_ backend: Backend) async throws {
         let tracer = InMemoryTracer()
-        let configuration = try withTracer(tracer) { try PostgresTestServer.shared.get().freshConfiguration() }
+        let configuration = try withTracer(tracer) { try backend.open() }
+        try await spansAndErrors(configuration, tracer, backend)
+    }
+
+    func spansAndErrors<C: DatabaseConfigurationProtocol>(_ configuration: C, _ tracer: InMemoryTracer, _ backend: Backend) async throws {
         let db = Database(configuration: configuration)
         let failures = Collector<String>()
         db.didFail = { failures.append("\($0)") }
-        try await db.sql(#"CREATE VIEW "ConnectionNumber" AS SELECT 7 AS value FROM pg_sleep(0.2)"#)
+        try await db.sql("CREATE VIEW \(db.quote("ConnectionNumber")) AS " + Self.sleeping(backend, seconds: 0.2))
 
         tracer.clearAll()
         #expect(try await db.table(ConnectionNumber.self).first()?.value == 7)
@@ -43,36 +54,41 @@ struct AwaitingServerTests {
 
         tracer.clearAll()
         let error = await #expect(throws: CRUDSQLExeError.self) { try await db.table(Course.self).count() }
-        #expect(error?.code == "42P01" && error?.sql?.contains("\"Course\"") == true, "\(String(describing: error))")
-        #expect(failures.items.count == 1 && failures.items.first?.contains("42P01") == true, "\(failures.items)")
+        let missingTable = backend == .mysql ? "1146" : "42P01"
+        #expect(error?.code == missingTable && error?.sql?.contains("Course") == true, "\(String(describing: error))")
+        #expect(failures.items.count == 1 && failures.items.first?.contains(missingTable) == true, "\(failures.items)")
         #expect(tracer.finishedSpans.filter { $0.operationName == "SELECT" }.map { $0.status?.code } == [.error])
         try await db.shutdown()
     }
 
-    @Test("a connection lost while a read waits fails that read with .connectionLost, and the next read reconnects")
-    func lostWhileWaiting() async throws {
-        var parameters = try PostgresTestServer.shared.get().freshParameters()
-        let name = "crud_lost_" + UUID().uuidString.prefix(8).lowercased()
-        parameters["application_name"] = name
-        let db = Database(configuration: try PostgresDatabaseConfiguration(parameters: parameters, pool: .init(maximumConnections: 1)))
-        let admin = Database(configuration: try PostgresDatabaseConfiguration(parameters: try PostgresTestServer.shared.get().freshParameters()))
-        try await db.sql(#"CREATE VIEW "ConnectionNumber" AS SELECT 7 AS value FROM pg_sleep(10)"#)
+    @Test("a connection lost while a read waits fails that read with .connectionLost, and the next read reconnects", arguments: servers)
+    func lostWhileWaiting(_ backend: Backend) async throws {
+        try await lostWhileWaiting(backend.open(connections: 1, timeout: .seconds(30)), backend.open(), backend)
+    }
 
+    func lostWhileWaiting<C: DatabaseConfigurationProtocol, A: DatabaseConfigurationProtocol>(_ configuration: C, _ other: A,
+                                                                                             _ backend: Backend) async throws {
+        // One connection, whose server session the other database ends while it waits.
+        let db = Database(configuration: configuration)
+        let admin = Database(configuration: other)
+        try await db.sql("CREATE VIEW \(db.quote("ConnectionNumber")) AS " + Self.sleeping(backend, seconds: 10))
+        let session = try await db.sql(backend == .mysql ? "SELECT CONNECTION_ID() AS value" : "SELECT pg_backend_pid() AS value",
+                                       ConnectionNumber.self)[0].value
         let read = Task { try await db.table(ConnectionNumber.self).count() }
-        // Ended by the server once it runs: the read waits for its answer meanwhile.
-        var terminated = 0
-        for _ in 0 ..< 100 where terminated == 0 {
-            try await Task.sleep(for: .milliseconds(50))
-            terminated = try await admin.sql("""
-                SELECT count(pg_terminate_backend(pid))::bigint AS value FROM pg_stat_activity
-                WHERE application_name = '\(name)' AND state = 'active' AND query LIKE '%ConnectionNumber%'
-                """, ConnectionNumber.self)[0].value
+        let running = backend == .mysql ? "SELECT COUNT(*) AS value FROM information_schema.PROCESSLIST WHERE ID = \(session) AND INFO IS NOT NULL"
+            : "SELECT count(*)::bigint AS value FROM pg_stat_activity WHERE pid = \(session) AND state = 'active'"
+        var waiting = 0
+        for _ in 0 ..< 200 where waiting == 0 {
+            try await Task.sleep(for: .milliseconds(25))
+            waiting = try await admin.sql(running, ConnectionNumber.self)[0].value
         }
-        #expect(terminated == 1)
+        #expect(waiting == 1, "the read ran on the server")
+        try await admin.sql(backend == .mysql ? "KILL \(session)" : "SELECT pg_terminate_backend(\(session))")
         let error = await #expect(throws: CRUDSQLExeError.self) { try await read.value }
         #expect(error?.kind == .connectionLost, "\(String(describing: error))")
-        // The pool's one connection reconnects for the next call.
-        try await db.sql(#"CREATE OR REPLACE VIEW "ConnectionNumber" AS SELECT 7 AS value"#)
+        // The one connection reconnects for the next call.
+        try await db.sql("DROP VIEW \(db.quote("ConnectionNumber"))")
+        try await db.sql("CREATE VIEW \(db.quote("ConnectionNumber")) AS SELECT 7 AS value")
         #expect(try await db.table(ConnectionNumber.self).first()?.value == 7)
         try await db.shutdown()
         try await admin.shutdown()
