@@ -8,7 +8,9 @@ import Logging
 /// Synchronous operations run on the calling thread. Asynchronous ones wait for a connection without
 /// blocking a thread, then run on the connection's own queue, off Swift's cooperative pool, since
 /// the drivers' C calls block; where the driver waits on no network (SQLite), on the caller's own
-/// thread when a connection is free at once, bounded so that long reads leave it.
+/// thread when a connection is free at once, bounded so that long reads leave it; and where the
+/// driver can execute without blocking (PostgreSQL, MySQL), reads and one-statement writes run in
+/// the caller's task, which suspends until the server's answer is in (`awaiting`).
 ///
 /// A transaction holds one connection for its whole body. The body's own calls find it through a
 /// task-local binding (which also holds on a thread outside any task), so they run inside the

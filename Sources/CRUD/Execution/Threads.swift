@@ -2,11 +2,13 @@ import Foundation
 
 /// Threads of the library's that tasks can run on, so that their database calls need no hop.
 ///
-/// On PostgreSQL and MySQL an `async` operation waits for a connection, hops to the connection's
-/// queue for the blocking C calls, and hops back: two thread switches, which from Swift's default
-/// executor cost 20 to 22 µs a call, four times a raw autocommit point lookup in SQLite and ten
-/// times one inside a transaction (on these threads, about 2 µs). (SQLite's run on the caller's
-/// thread wherever a connection is free.)
+/// On PostgreSQL and MySQL an `async` read or one-statement write outside a transaction waits for
+/// the server in its task, woken by the library's event thread; the other operations wait for a
+/// connection, hop to the connection's queue for the blocking C calls, and hop back: two thread
+/// switches, which from Swift's default executor cost 20 to 22 µs a call, four times a raw
+/// autocommit point lookup in SQLite and ten times one inside a transaction (on these threads,
+/// about 2 µs). (SQLite's run on the caller's thread wherever a connection is free.) On these
+/// threads every operation runs inline, blocking the thread, which costs least per call.
 /// A task that does much database work can prefer these threads instead:
 ///
 ///     try await withTaskExecutorPreference(CRUDThreads.shared) { … }
@@ -62,6 +64,7 @@ public final class CRUDThreads: TaskExecutor, @unchecked Sendable {
 }
 
 /// A thread-local mark on the library's threads, where blocking calls may run inline.
+@usableFromInline
 enum CRUDThreadMarker {
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -73,6 +76,7 @@ enum CRUDThreadMarker {
         pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
     }
 
+    @usableFromInline
     static var isMarked: Bool {
         pthread_getspecific(key) != nil
     }

@@ -99,7 +99,7 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
     }
 
     /// The first row whose key equals `key`, run as the chain's async reads are: waiting for the
-    /// server without holding a thread where the driver can (PostgreSQL), else off the
+    /// server without holding a thread where the driver can (PostgreSQL, MySQL), else off the
     /// cooperative pool or on the caller's thread (SQLite).
     /// - Throws: as `first(_:)`.
     @inlinable
