@@ -25,8 +25,9 @@ public final class PostgresConnection: CRUDConnection {
     /// guarded by `cancelLock`, since `interrupt()` reads it from another thread.
     private var cancelHandle: OpaquePointer?
     private let cancelLock = NSLock()
-    /// Whether a statement was sent without blocking and its answer is not all read yet.
-    private var answerPending = false
+    /// Whether a statement was sent without blocking and its answer is not all read yet. Used by the
+    /// connection's holder alone, so it skips the dynamic exclusivity check.
+    @exclusivity(unchecked) private var answerPending = false
 
     init(parameters: [String: String], expandDatabase: Bool) throws {
         let keywords = Array(parameters.keys)

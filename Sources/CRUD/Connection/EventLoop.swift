@@ -14,7 +14,8 @@ import Darwin
 ///
 /// For drivers: out of the user documentation.
 ///
-/// `@unchecked Sendable`: `waiting`, `running` and `users` are guarded by `lock`; a poller's
+/// `@unchecked Sendable`: `waiting`, `running` and `users` are guarded by `lock` (so each access is
+/// exclusive, and skips Swift's dynamic check); a poller's
 /// descriptors are the kernel's, safe from any thread, and closed only by its own thread as it ends.
 @_spi(CRUDDriver) public final class CRUDEventLoop: @unchecked Sendable {
     /// What a task waits for on a socket.
@@ -38,11 +39,11 @@ import Darwin
     private let lock = NSLock()
     /// The waiting task of each socket: a connection is used by one task at a time, so a socket
     /// has at most one.
-    private var waiting: [Int32: CheckedContinuation<Void, any Error>] = [:]
+    @exclusivity(unchecked) private var waiting: [Int32: CheckedContinuation<Void, any Error>] = [:]
     /// The running loop; `nil` while no database uses it.
-    private var running: Poller?
+    @exclusivity(unchecked) private var running: Poller?
     /// The databases using the loop.
-    private var users = 0
+    @exclusivity(unchecked) private var users = 0
 
     private init() {}
 

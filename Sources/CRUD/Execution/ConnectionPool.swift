@@ -64,7 +64,8 @@ enum CRUDHold: Sendable {
 /// It is not generic: it handles sessions through their non-generic base, so leasing runs as plain
 /// code, without instantiating generic types at run time on every query.
 ///
-/// `@unchecked Sendable`: every mutable property is guarded by `lock`.
+/// `@unchecked Sendable`: every mutable property is guarded by `lock`, which also makes each access
+/// exclusive, so they skip Swift's dynamic exclusivity checks (`@exclusivity(unchecked)`).
 final class CRUDConnectionPool: @unchecked Sendable {
     typealias Session = CRUDSessionSlot
 
@@ -104,25 +105,25 @@ final class CRUDConnectionPool: @unchecked Sendable {
     let describe: String
 
     private let lock = NSLock()
-    private var idleWriter: Session?
-    private var writerExists = false
-    private var idle: [Session] = []
-    private var opened = 0
+    @exclusivity(unchecked) private var idleWriter: Session?
+    @exclusivity(unchecked) private var writerExists = false
+    @exclusivity(unchecked) private var idle: [Session] = []
+    @exclusivity(unchecked) private var opened = 0
     /// Waiters by queue: 0 for SQLite's writer, 1 for every other connection.
-    private var waiters: [[Entry]] = [[], []]
+    @exclusivity(unchecked) private var waiters: [[Entry]] = [[], []]
     /// Leases held across suspension points, by queue.
-    private var suspendedHolds = [0, 0]
-    private var nextWaiter: UInt64 = 0
+    @exclusivity(unchecked) private var suspendedHolds = [0, 0]
+    @exclusivity(unchecked) private var nextWaiter: UInt64 = 0
     /// The timeouts of waiting tasks, cancelled when they are served.
-    private var timers: [UInt64: Task<Void, Never>] = [:]
+    @exclusivity(unchecked) private var timers: [UInt64: Task<Void, Never>] = [:]
     /// The session of a `.single` layout, shared by every caller in turn; `nil` once shut down.
-    private var shared: Session?
+    @exclusivity(unchecked) private var shared: Session?
     /// Set by `shutDown`: what every lease throws from then on.
-    private var refusal: CRUDSQLExeError?
+    @exclusivity(unchecked) private var refusal: CRUDSQLExeError?
     /// Leases not yet given back (of every layout but `.single`).
-    private var leased = 0
+    @exclusivity(unchecked) private var leased = 0
     /// Called when the last lease comes back after `shutDown`.
-    private var drained: [@Sendable () -> Void] = []
+    @exclusivity(unchecked) private var drained: [@Sendable () -> Void] = []
     /// Where the waits for a connection and the counts of connections are recorded, if anywhere.
     private let instruments: CRUDInstruments?
 
@@ -319,6 +320,28 @@ final class CRUDConnectionPool: @unchecked Sendable {
         lock.unlock()
         defer { waitEnded(started) }
         return try session(for: handover, hold: .brief)
+    }
+
+    /// An idle session for `access`, held for `hold`, if there is one; `nil` when a caller would
+    /// have to wait or open a connection (the async `lease` does either without blocking).
+    /// - Throws: the pool's refusal once it is shut down.
+    func leaseIdle(_ access: CRUDAccess, hold: CRUDHold) throws -> Session? {
+        let started = waitStarts()
+        lock.lock()
+        if let refusal {
+            lock.unlock()
+            throw refusal
+        }
+        guard case .interchangeable = layout, let session = idle.popLast() else {
+            lock.unlock()
+            return nil
+        }
+        leased += 1
+        countsChanged()
+        begin(hold, .session(session))
+        lock.unlock()
+        waitEnded(started)
+        return session
     }
 
     /// A session for `access`, waiting up to `timeout` for one to be free. The caller gives it back

@@ -34,7 +34,7 @@ extension CRUDExecutor {
             return try await withTaskCancellationHandler {
                 // Held across the wait for the answer: a synchronous caller in another task must not
                 // block a thread waiting for it (`CRUDHold.acrossSuspension`).
-                let session = typed(try await pool.lease(access, hold: .acrossSuspension))
+                let session = try await leaseAcrossSuspension(access)
                 defer { pool.giveBack(session) }
                 return try await session.running(cancellation) { try await body(session) }
             } onCancel: {
@@ -43,6 +43,14 @@ extension CRUDExecutor {
         } catch let error as any CRUDReportableError where !error.isReported {
             throw report(error)
         }
+    }
+
+    /// A session for `access` held across the task's suspensions: an idle one at once, else waited
+    /// for (or opened) without blocking.
+    /// - Throws: as the pool's async `lease`.
+    private func leaseAcrossSuspension(_ access: CRUDAccess) async throws -> CRUDSession<Connection> {
+        if let idle = try pool.leaseIdle(access, hold: .acrossSuspension) { return typed(idle) }
+        return typed(try await pool.lease(access, hold: .acrossSuspension))
     }
 
     /// `query(kept:_:_:)` awaiting the server: `bind` binds the run's values, `read` reads its rows.
