@@ -48,6 +48,11 @@ extension CRUDImplementation: BenchConcurrentImplementation {
     public func concurrentInserts(_ slices: [[ItemData]]) throws { try workloads.concurrentInserts(slices) }
 }
 
+extension CRUDMySQLImplementation: BenchConcurrentImplementation {
+    public func concurrentLookups(_ slices: [[Int64]]) throws -> Checksum { try workloads.concurrentLookups(slices) }
+    public func concurrentInserts(_ slices: [[ItemData]]) throws { try workloads.concurrentInserts(slices) }
+}
+
 extension CRUDPostgresImplementation: BenchConcurrentImplementation {
     public func concurrentLookups(_ slices: [[Int64]]) throws -> Checksum { try workloads.concurrentLookups(slices) }
     public func concurrentInserts(_ slices: [[ItemData]]) throws { try workloads.concurrentInserts(slices) }
@@ -92,7 +97,7 @@ public final class CRUDPostgresImplementation: BenchServerImplementation {
 
 /// CRUD on MySQL or MariaDB; `path` is a connection URL.
 public final class CRUDMySQLImplementation: BenchServerImplementation {
-    private let workloads: CRUDWorkloads<MySQLDatabaseConfiguration>
+    fileprivate let workloads: CRUDWorkloads<MySQLDatabaseConfiguration>
 
     public init(path: String) throws {
         workloads = CRUDWorkloads(Database(configuration: try MySQLDatabaseConfiguration(url: path)))

@@ -158,10 +158,12 @@ private final class ItemRow {
 
 /// Hand-written Connector/C calls: server-side prepared statements in the binary protocol, inserts
 /// of 1,000 rows per statement, rows buffered on the client (`mysql_stmt_store_result`).
-public final class RawMySQLImplementation: BenchServerImplementation {
+public final class RawMySQLImplementation: BenchServerImplementation, BenchConnectionPerThread {
     let handle: MySQLHandle
+    public let path: String
 
     public init(path: String) throws {
+        self.path = path
         handle = try MySQLHandle(url: path)
     }
 

@@ -398,7 +398,7 @@ func runServerWorkloads(_ label: String, _ workloads: [String], _ implementation
 
 /// Insert, fetch and lookups on MariaDB: raw Connector/C (prepared statements, binary protocol) and CRUD.
 func runMySQL(_ options: Options, selected: [String], dataset: Dataset) throws {
-    let workloads = selected.filter { ["insert", "fetch", "lookup"].contains($0) }
+    let workloads = selected.filter { ["insert", "fetch", "lookup", "concurrent"].contains($0) }
     guard !workloads.isEmpty else { return }
     let implementations: ServerImplementations = [("raw Connector/C", RawMySQLImplementation.self), ("CRUD", CRUDMySQLImplementation.self)]
     CRUDLogging.queryLogDestinations = []
@@ -408,9 +408,28 @@ func runMySQL(_ options: Options, selected: [String], dataset: Dataset) throws {
     print("MySQL: throwaway MariaDB on port \(mariadb.port)")
     let create = { try MySQLBenchDatabase.create(server: server, database: $0) }
     let readURL = try readDatabase(workloads, RawMySQLImplementation.self, dataset: dataset, create: create)
-    let rows = try runServerWorkloads("mysql", workloads, implementations, rounds: options.rounds, dataset: dataset, readURL: readURL,
-                                      create: create, fingerprint: MySQLBenchDatabase.fingerprint)
-    report("MySQL (MariaDB)", rows, names: implementations.map(\.name))
+    let rows = try runServerWorkloads("mysql", workloads.filter { $0 != "concurrent" }, implementations, rounds: options.rounds,
+                                      dataset: dataset, readURL: readURL, create: create, fingerprint: MySQLBenchDatabase.fingerprint)
+    if !rows.isEmpty { report("MySQL (MariaDB)", rows, names: implementations.map(\.name)) }
+    guard workloads.contains("concurrent") else { return }
+
+    // Raw Connector/C with a connection per thread against CRUD's pool, shared by tasks.
+    let concurrent: ConcurrentImplementations = [
+        ("raw Connector/C, connection per thread", RawMySQLImplementation.self),
+        ("CRUD", CRUDMySQLImplementation.self),
+    ]
+    let concurrentNames = concurrent.map(\.name)
+    var concurrentRows = try concurrentLookupRows("mysql concurrent lookup", concurrent, rounds: options.rounds, dataset: dataset,
+                                                  path: readURL)
+    let slices = insertSlices(dataset)
+    let clock = ContinuousClock()
+    concurrentRows.append(("\(insertWorkers) workers inserting \(dataset.items.count) rows, \(Dataset.transactionRows) per transaction", try measure("mysql concurrent insert", rounds: options.rounds, implementations: concurrentNames) { index in
+        let url = try create("bench_concurrent_insert")
+        let implementation = try concurrent[index].type.init(path: url)
+        let time = try clock.measure { try implementation.concurrentInserts(slices) }
+        return (time, try MySQLBenchDatabase.fingerprint(url))
+    }))
+    report("MySQL (MariaDB), concurrent", concurrentRows, names: concurrentNames)
 }
 
 /// Insert, fetch and lookups on PostgreSQL: raw libpq (binary and text results) and CRUD.
