@@ -34,9 +34,9 @@ struct Options {
         tasks and single-row inserts from 2 on one pooled SQLite Database, in rounds of --n lookups and
         --n/10 inserts, printing resident memory and threads at each quarter.
         Implementations (SQLite): crud, crud-any (CRUD through AnyDatabase), grdb-record, grdb-codable (raw sqlite3 always runs, as the reference).
-        Backends: sqlite, postgres, mysql (default all). PostgreSQL runs insert, fetch and lookup against raw
-        libpq on a throwaway server (initdb + pg_ctl; as root, run as the postgres user); MySQL runs them
-        against raw Connector/C on a throwaway MariaDB (mariadb-install-db + mariadbd).
+        Backends: sqlite, postgres, mysql (default all). PostgreSQL runs insert, fetch, lookup and concurrent
+        against raw libpq on a throwaway server (initdb + pg_ctl; as root, run as the postgres user); MySQL
+        runs them against raw Connector/C on a throwaway MariaDB (mariadb-install-db + mariadbd).
         Build in release: swift run -c release --package-path Benchmarks crud-bench
 
         """
