@@ -6,7 +6,7 @@
 # Swift runtime instantiating generic types) and for a run after it ("warm": one run of two minus
 # one run alone, what every later query costs).
 # Usage: Scripts/count-instructions.sh [rows] [implementation]   (default 20000 rows and crud; needs
-# valgrind). The implementation crud-any counts CRUD through AnyDatabase instead of Database<SQLite…>.
+# valgrind and binutils' objcopy). The implementation crud-any counts CRUD through AnyDatabase instead of Database<SQLite…>.
 set -euo pipefail
 rows=${1:-20000}
 implementation=${2:-crud}
@@ -17,9 +17,12 @@ case "$implementation" in
 esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 swift build -c release --disable-build-manifest-caching --package-path "$root/Benchmarks" >&2
-bench="$(swift build -c release --package-path "$root/Benchmarks" --show-bin-path)/crud-bench"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+# Counted without its debug information, which callgrind reads by symbol names alone: valgrind's
+# reader gives up on the DWARF 5 that the C parts of the PostgreSQL benchmark's packages carry.
+bench="$out/crud-bench"
+objcopy --strip-debug "$(swift build -c release --package-path "$root/Benchmarks" --show-bin-path)/crud-bench" "$bench"
 # Each workload runs in a process of its own: the optimizer merges protocol witnesses that look
 # alike (the lookup's and the chain lookup's, say) into one function, whose inclusive count would
 # hold every workload that calls it.
