@@ -75,27 +75,39 @@ extension SelectAble {
     }
 
     func aggregate<Result: CRUDValue>(_ function: CRUDAggregate, _ keyPath: AnyKeyPath, as result: Result.Type) throws -> Result? {
-        try executor.query(.read, plan: { try aggregatePlan(function, of: keyPath, groupedBy: nil, as: Result.self) }) { statement in
-            guard try statement.step() else { throw CRUDSQLExeError("\(function.rawValue) returned no row") }
-            return try Result?(crudRow: statement, column: 0)
+        try executor.query(.read, plan: { try aggregatePlan(function, of: keyPath, groupedBy: nil, as: Result.self) }) {
+            try Self.aggregateValue(function, $0)
         }
     }
 
-    private func grouped<Key: CRUDValue & Hashable, Result: CRUDValue>(by key: AnyKeyPath, _ function: CRUDAggregate,
-                                                                      of keyPath: AnyKeyPath?, as result: Result.Type) throws -> [Key: Result] {
-        try executor.query(.read, plan: { try aggregatePlan(function, of: keyPath, groupedBy: key, as: Result.self) }) { statement in
-            var groups: [Key: Result] = [:]
-            while try statement.step() {
-                groups[try Key(crudRow: statement, column: 0)] = try Result(crudRow: statement, column: 1)
-            }
-            return groups
+    func grouped<Key: CRUDValue & Hashable, Result: CRUDValue>(by key: AnyKeyPath, _ function: CRUDAggregate,
+                                                              of keyPath: AnyKeyPath?, as result: Result.Type) throws -> [Key: Result] {
+        try executor.query(.read, plan: { try aggregatePlan(function, of: keyPath, groupedBy: key, as: Result.self) }) { try Self.groups($0) }
+    }
+
+    /// The one value an aggregate's statement returns.
+    /// - Throws: `CRUDSQLExeError`, `CRUDDecoderError`.
+    static func aggregateValue<Result: CRUDValue>(_ function: CRUDAggregate, _ statement: DatabaseType.Configuration.Connection.Statement)
+        throws -> Result? {
+        guard try statement.step() else { throw CRUDSQLExeError("\(function.rawValue) returned no row") }
+        return try Result?(crudRow: statement, column: 0)
+    }
+
+    /// The value of each group a grouped aggregate's statement returns, by its key.
+    /// - Throws: `CRUDSQLExeError`, `CRUDDecoderError`.
+    static func groups<Key: CRUDValue & Hashable, Result: CRUDValue>(_ statement: DatabaseType.Configuration.Connection.Statement)
+        throws -> [Key: Result] {
+        var groups: [Key: Result] = [:]
+        while try statement.step() {
+            groups[try Key(crudRow: statement, column: 0)] = try Result(crudRow: statement, column: 1)
         }
+        return groups
     }
 
     /// `function` over the query's rows, of the column `keyPath` names (`function(*)` without one),
     /// for each value of the column `key` names where given.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column.
-    private func aggregatePlan<Result: CRUDValue>(_ function: CRUDAggregate, of keyPath: AnyKeyPath?, groupedBy key: AnyKeyPath?,
+    func aggregatePlan<Result: CRUDValue>(_ function: CRUDAggregate, of keyPath: AnyKeyPath?, groupedBy key: AnyKeyPath?,
                                                  as result: Result.Type) throws -> CRUDStatementPlan {
         func column(_ path: AnyKeyPath?) throws -> Int? {
             guard let path else { return nil }

@@ -374,18 +374,29 @@ extension SelectAble {
     /// The number of rows for each value of a column (`GROUP BY`).
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
     public func count<Key: CRUDValue & Hashable>(groupedBy key: KeyPath<OverAllForm, Key>) async throws -> [Key: Int] {
-        try await executor.perform(.read) { try self.count(groupedBy: key) }
+        try await grouped(by: key, .count, of: nil, as: Int.self)
     }
 
     /// The sum of a numeric column for each value of another (`GROUP BY`).
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError` (also when a sum does not fit), `CRUDDecoderError`.
     public func sum<Value: CRUDValue & Numeric, Key: CRUDValue & Hashable>(_ keyPath: KeyPath<OverAllForm, Value>,
                                                                           groupedBy key: KeyPath<OverAllForm, Key>) async throws -> [Key: Value] {
-        try await executor.perform(.read) { try self.sum(keyPath, groupedBy: key) }
+        try await grouped(by: key, .sum, of: keyPath, as: Value.self)
     }
 
     private func aggregate<Result: CRUDValue>(_ function: CRUDAggregate, _ keyPath: AnyKeyPath, as result: Result.Type) async throws -> Result? {
-        try await executor.perform(.read) { try self.aggregate(function, keyPath, as: result) }
+        guard executor.canAwaitServer else { return try await executor.perform(.read) { try self.aggregate(function, keyPath, as: result) } }
+        return try await executor.query(.read, plan: { try aggregatePlan(function, of: keyPath, groupedBy: nil, as: Result.self) },
+                                        read: { try Self.aggregateValue(function, $0) })
+    }
+
+    private func grouped<Key: CRUDValue & Hashable, Result: CRUDValue>(by key: AnyKeyPath, _ function: CRUDAggregate, of keyPath: AnyKeyPath?,
+                                                                      as result: Result.Type) async throws -> [Key: Result] {
+        guard executor.canAwaitServer else {
+            return try await executor.perform(.read) { try self.grouped(by: key, function, of: keyPath, as: result) }
+        }
+        return try await executor.query(.read, plan: { try aggregatePlan(function, of: keyPath, groupedBy: key, as: Result.self) },
+                                        read: { try Self.groups($0) })
     }
 }
 
