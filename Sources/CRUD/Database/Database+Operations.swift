@@ -122,9 +122,7 @@ extension Database {
     /// discarded. Write parameters in the driver's form (`?` in SQLite, `$1` in PostgreSQL).
     /// - Throws: `CRUDSQLExeError`.
     public func sql(_ sql: String, bindings: Bindings = []) throws {
-        try executor.raw(sql, bindings) { statement in
-            while try statement.step() {}
-        }
+        try executor.raw(sql, bindings, Self.discardRows)
     }
 
     /// Runs one SQL statement and reads every row as `type`, matching the model's columns to the
@@ -132,30 +130,41 @@ extension Database {
     /// - Throws: `CRUDSQLExeError`; `CRUDDecoderError` when a model column is missing from the result
     ///   or a value does not fit.
     public func sql<A: CRUDModel>(_ sql: String, bindings: Bindings = [], _ type: A.Type) throws -> [A] {
-        try executor.raw(sql, bindings) { statement in
-            var results: [A] = []
-            var positions: [Int]?
-            while try statement.step() {
-                if positions == nil {
-                    var byName: [String: Int] = [:]
-                    for column in 0 ..< statement.resultColumnCount where byName[statement.resultColumnName(column)] == nil {
-                        byName[statement.resultColumnName(column)] = column
-                    }
-                    positions = try A.crudSchema.columns.map { column in
-                        guard let position = byName[column.name] else {
-                            throw CRUDDecoderError("sql(): the result has no column \"\(column.name)\" for \(A.self); select every column of the model")
-                        }
-                        return position
-                    }
+        try executor.raw(sql, bindings) { try Self.rows($0, as: A.self) }
+    }
+
+    /// Steps through every row the statement gives, reading none.
+    /// - Throws: `CRUDSQLExeError`.
+    static func discardRows(_ statement: C.Connection.Statement) throws {
+        while try statement.step() {}
+    }
+
+    /// Every row the statement gives as `A`, its columns matched by name.
+    /// - Throws: `CRUDSQLExeError`; `CRUDDecoderError` when a model column is missing from the result
+    ///   or a value does not fit.
+    static func rows<A: CRUDModel>(_ statement: C.Connection.Statement, as type: A.Type) throws -> [A] {
+        var results: [A] = []
+        var positions: [Int]?
+        while try statement.step() {
+            if positions == nil {
+                var byName: [String: Int] = [:]
+                for column in 0 ..< statement.resultColumnCount where byName[statement.resultColumnName(column)] == nil {
+                    byName[statement.resultColumnName(column)] = column
                 }
-                do {
-                    results.append(try A(crudRow: NamedColumnRow(base: statement, positions: positions!)))
-                } catch let error as CRUDDecoderError {
-                    throw error.reading(A.self)
+                positions = try A.crudSchema.columns.map { column in
+                    guard let position = byName[column.name] else {
+                        throw CRUDDecoderError("sql(): the result has no column \"\(column.name)\" for \(A.self); select every column of the model")
+                    }
+                    return position
                 }
             }
-            return results
+            do {
+                results.append(try A(crudRow: NamedColumnRow(base: statement, positions: positions!)))
+            } catch let error as CRUDDecoderError {
+                throw error.reading(A.self)
+            }
         }
+        return results
     }
 }
 

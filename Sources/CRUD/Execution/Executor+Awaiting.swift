@@ -100,6 +100,18 @@ extension CRUDExecutor {
         }
     }
 
+    /// `raw(_:_:_:)` awaiting the server: the user's statement `sql` with `bindings`, whose rows
+    /// `read` reads, refused afterwards when it controlled a transaction.
+    /// - Throws: `CRUDSQLExeError`, `CRUDSQLGenError`; what `read` throws.
+    func raw<T>(_ sql: String, _ bindings: [CRUDDatabaseValue], read: (Connection.Statement) throws -> T) async throws -> T {
+        try await awaiting(.write) { session in
+            let text = try render(.raw(sql, bindings))
+            let result = try await session.withStatement(text.sql, text.parameters, read: read)
+            try session.checkRawTransactionControl(sql)
+            return result
+        }
+    }
+
     /// `write(_:on:columns:plan:idsOf:bind:idColumn:row:)` awaiting the server, for a write that
     /// `canAwaitServer(writing:)`.
     /// - Throws: `CRUDSQLExeError`, `CRUDEncoderError`; what the closures throw.

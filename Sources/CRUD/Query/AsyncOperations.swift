@@ -308,13 +308,15 @@ extension Database {
     /// Runs one SQL statement; rows it returns are discarded.
     /// - Throws: `CRUDSQLExeError`.
     public func sql(_ sql: String, bindings: Bindings = []) async throws {
-        try await executor.perform(.write) { try self.sql(sql, bindings: bindings) }
+        guard executor.canAwaitServer else { return try await executor.perform(.write) { try self.sql(sql, bindings: bindings) } }
+        try await executor.raw(sql, bindings, read: Self.discardRows)
     }
 
     /// Runs one SQL statement and reads every row as `type`, matching columns by name.
     /// - Throws: `CRUDSQLExeError`, `CRUDDecoderError`.
     public func sql<A: CRUDModel>(_ sql: String, bindings: Bindings = [], _ type: A.Type) async throws -> [A] {
-        try await executor.perform(.write) { try self.sql(sql, bindings: bindings, type) }
+        guard executor.canAwaitServer else { return try await executor.perform(.write) { try self.sql(sql, bindings: bindings, type) } }
+        return try await executor.raw(sql, bindings, read: { try Self.rows($0, as: A.self) })
     }
 }
 
