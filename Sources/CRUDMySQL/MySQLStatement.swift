@@ -21,12 +21,15 @@ public final class MySQLStatement: CRUDStatement {
     static let deadlockRetries = 5
     /// Whether the statement is an INSERT, whose ids the connection keeps for `lastInsertId`.
     private let isInsert: Bool
+    /// Whether it writes rows, so that the rows it returns (`… RETURNING`) are the rows it changed.
+    private let isWrite: Bool
     private var affected = 0
 
     init(connection: MySQLConnection, sql: String) throws {
         self.connection = connection
         self.sql = sql
         isInsert = sql.prefix(6).uppercased() == "INSERT"
+        isWrite = ["INSERT", "DELETE", "UPDATE", "REPLACE"].contains { sql.uppercased().hasPrefix($0) }
         guard let handle = mysql_stmt_init(connection.handle) else {
             throw CRUDSQLExeError("MySQL: out of memory preparing a statement", sql: sql)
         }
@@ -170,8 +173,11 @@ public final class MySQLStatement: CRUDStatement {
     /// After the rows were stored on the client (`stored`, or the store failed): binds them for reading.
     private func storedRows(_ stored: Bool) throws {
         guard stored, mysql_stmt_bind_result(handle, results.binds) == 0 else { throw failedWithResult() }
-        // Connector/C does not report the insert id of a statement with a result (INSERT … RETURNING).
-        if isInsert { connection.noteInsert(nil, rows: Int(truncatingIfNeeded: mysql_stmt_num_rows(handle))) }
+        let rows = Int(truncatingIfNeeded: mysql_stmt_num_rows(handle))
+        // Connector/C reports no affected rows for a write that returns them (DELETE … RETURNING),
+        // and no insert id (INSERT … RETURNING): each row it returns is one it wrote.
+        if isWrite { affected = rows }
+        if isInsert { connection.noteInsert(nil, rows: rows) }
     }
 
     /// A text or bytes value longer than its buffer: the buffer grows, and the value is fetched

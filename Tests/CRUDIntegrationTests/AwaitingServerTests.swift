@@ -61,6 +61,37 @@ struct AwaitingServerTests {
         try await db.shutdown()
     }
 
+    @Test("awaited writes: rows inserted by one statement are all stored or none, updates and deletes count their rows, an observer sees them",
+          arguments: servers)
+    func writes(_ backend: Backend) async throws {
+        try await writes(backend.open())
+    }
+
+    func writes<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
+        let db = Database(configuration: configuration)
+        try await db.create(Course.self, policy: .dropTable)
+        let seen = Collector<String>()
+        let observers = [CRUDChangeKind.insert, .update, .delete].map { kind in db.observe(kind, on: Course.self) { seen.append("\(kind) \($0)") } }
+        let courses = db.table(Course.self)
+        try await courses.insert((1 ... 3).map { Course(id: $0, title: "course \($0)") })
+        // The third row collides with a stored one: the statement fails, and none of its rows stays.
+        let error = await #expect(throws: CRUDSQLExeError.self) {
+            try await courses.insert([Course(id: 4, title: "new"), Course(id: 5, title: "new"), Course(id: 1, title: "again")])
+        }
+        #expect(error?.kind == .uniqueViolation, "\(String(describing: error))")
+        #expect(try await courses.order(by: \.id).select().map(\.id) == [1, 2, 3])
+        #expect(try await courses.where(\Course.id >= 2).update(Course(id: 0, title: "renamed"), setKeys: \.title).changedRows == 2)
+        #expect(try await courses.where(\Course.id == 3).delete().changedRows == 1)
+        // The synchronous form counts the same (on MySQL a DELETE … RETURNING, which an observer
+        // makes it, once reported none).
+        #expect(try await onThread { try db.table(Course.self).where(\Course.id == 2).delete().changedRows } == 1)
+        #expect(try await courses.order(by: \.id).select().rows == [Course(id: 1, title: "course 1")])
+        #expect(await seen.wait { $0.count >= 7 }, "\(seen.items)")
+        #expect(seen.items.sorted() == ["delete 2", "delete 3", "insert 1", "insert 2", "insert 3", "update 2", "update 3"], "\(seen.items)")
+        for observer in observers { observer.cancel() }
+        try await db.shutdown()
+    }
+
     @Test("a connection lost while a read waits fails that read with .connectionLost, and the next read reconnects", arguments: servers)
     func lostWhileWaiting(_ backend: Backend) async throws {
         try await lostWhileWaiting(backend.open(connections: 1, timeout: .seconds(30)), backend.open(), backend)

@@ -130,20 +130,30 @@ extension CRUDExecutor {
         }
     }
 
-    /// `insert(_:columns:oneRowEach:plan:idColumn:returnsRows:row:)` of one row awaiting the
-    /// server, for an insert that `canAwaitServer(writing:)`: `plan` gives the statement for one row.
+    /// Whether an async insert of `count` rows of `Model` is one statement that
+    /// `canAwaitServer(writing:)`: as many rows as the dialect takes in one statement of every column
+    /// (fewer columns take more).
+    @inlinable
+    func canAwaitServer<Model: CRUDModel>(inserting count: Int, of model: Model.Type) -> Bool {
+        count <= dialect.rowsPerInsert(columns: max(1, Model.crudSchema.columns.count)) && canAwaitServer(writing: .insert)
+    }
+
+    /// `insert(_:columns:oneRowEach:plan:idColumn:returnsRows:row:)` awaiting the server, for rows
+    /// that `canAwaitServer(inserting:of:)`: one statement, from `plan` for their count.
     /// - Throws: `CRUDSQLExeError`, `CRUDEncoderError`.
     @inlinable
-    func insert<Model: CRUDModel>(_ instance: Model, columns: () throws -> [Int]?,
+    func insert<Model: CRUDModel>(_ instances: [Model], columns: () throws -> [Int]?,
                                   plan: (CRUDChangeCapture, _ rows: Int, _ columns: [Int]?) throws -> CRUDStatementPlan) async throws
         -> () throws -> Int? {
         try await awaiting(.write) { session in
             let columns = Model.crudColumns(stamping: try columns(), for: .insert)
-            let instance = Model.crudStampedForInsert([instance])[0]
+            let width = columns?.count ?? Model.crudSchema.columns.count
+            let instances = Model.crudStampedForInsert(instances)
             let capture = session.changeCapture(for: Model.crudSchema, writing: .insert)
-            let text = try render(try plan(capture, 1, columns))
-            try await session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter,
-                                            bind: { try instance.crudBind(columns: columns, to: &$0, from: 0) }) {
+            let text = try render(try plan(capture, instances.count, columns))
+            try await session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter, bind: { binder in
+                for (row, instance) in instances.enumerated() { try instance.crudBind(columns: columns, to: &binder, from: row * width) }
+            }) {
                 try session.step($0, writing: .insert, in: Model.crudSchema.name, capture: capture)
             }
             return lastInsertId(after: session)

@@ -90,16 +90,16 @@ extension InsertAble {
     }
 
     /// Inserts `instances`, their `columns` (every column when `nil`) worked out inside the
-    /// executor's boundary: one row in the caller's task where it can await the server, else as
-    /// the synchronous form does, run by `perform`.
+    /// executor's boundary: in one statement in the caller's task where it can await the server,
+    /// else as the synchronous form does, run by `perform`.
     @inlinable
     func insertRows(_ instances: [InsertForm], columns: @escaping () throws -> [Int]?) async throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
         let executor = insertionTable.executor
-        guard instances.count == 1, executor.canAwaitServer(writing: .insert) else {
+        guard !instances.isEmpty, executor.canAwaitServer(inserting: instances.count, of: InsertForm.self) else {
             return try await executor.perform(.write) { try self.insertRows(instances, columns: try columns()) }
         }
-        return Insert(lastInsertId: try await executor.insert(instances[0], columns: columns, plan: Self.insertPlan))
+        return Insert(lastInsertId: try await executor.insert(instances, columns: columns, plan: Self.insertPlan))
     }
 }
 
