@@ -260,8 +260,8 @@ public final class PostgresConnection: CRUDConnection {
                 }
             }
             guard let next = PQgetResult(handle) else { break }
-            // One statement has one result; a second would be the server's report of a failure
-            // after it, which the first already carries.
+            // One statement has one result. Anything after it is read only to finish the answer: a
+            // connection that broke there says so through its status (`isUsable`).
             if answer == nil { answer = next } else { PQclear(next) }
         }
         answerPending = false

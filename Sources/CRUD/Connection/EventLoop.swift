@@ -71,6 +71,8 @@ import Darwin
     private func start() -> Poller? {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { return nil }
+        // Not handed to the processes a program starts (a database server it spawns, say).
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         #if canImport(Glibc)
         let descriptor = epoll_create1(Int32(EPOLL_CLOEXEC))
         #else

@@ -7,9 +7,10 @@ extension CRUDSession {
     /// - Throws: what `body` throws; the cancellation's error for a call cancelled before it started.
     func running<T>(_ cancellation: CRUDCancellation, _ body: () async throws -> T) async throws -> T {
         try cancellation.begin(on: self)
+        let outer = self.cancellation
         self.cancellation = cancellation
         defer {
-            self.cancellation = nil
+            self.cancellation = outer
             cancellation.end()
         }
         do {
