@@ -181,9 +181,10 @@ final class CRUDConnectionPool: @unchecked Sendable {
         role == .writer ? 0 : 1
     }
 
-    /// Called holding `lock`: a session to use now, a slot to open one in, or `nil` to wait.
-    private func grant(_ access: CRUDAccess) -> Handover? {
-        let handover = available(access)
+    /// Called holding `lock`: a session to use now, a slot to open one in (unless not `opening`), or
+    /// `nil` to wait.
+    private func grant(_ access: CRUDAccess, opening: Bool = true) -> Handover? {
+        let handover = available(access, opening: opening)
         if case .session = handover, case .single = layout { return handover }
         if handover != nil {
             leased += 1
@@ -213,7 +214,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
         if started != 0 { instruments?.waited(since: started) }
     }
 
-    private func available(_ access: CRUDAccess) -> Handover? {
+    private func available(_ access: CRUDAccess, opening: Bool) -> Handover? {
         switch layout {
         case .single:
             return .session(shared!)
@@ -223,21 +224,21 @@ final class CRUDConnectionPool: @unchecked Sendable {
                     idleWriter = nil
                     return .session(writer)
                 }
-                if !writerExists {
+                if opening, !writerExists {
                     writerExists = true
                     return .open(.writer)
                 }
                 return nil
             }
             if let reader = idle.popLast() { return .session(reader) }
-            if opened < maxReaders {
+            if opening, opened < maxReaders {
                 opened += 1
                 return .open(.reader)
             }
             return nil
         case let .interchangeable(_, maximum):
             if let session = idle.popLast() { return .session(session) }
-            if opened < maximum {
+            if opening, opened < maximum {
                 opened += 1
                 return .open(.general)
             }
@@ -304,44 +305,25 @@ final class CRUDConnectionPool: @unchecked Sendable {
         withUnsafeCurrentTask { $0 != nil }
     }
 
-    /// A session for `access` if one can be had without waiting, or `nil`; the caller uses it at
-    /// once, without suspending.
-    func leaseNow(_ access: CRUDAccess) throws -> Session? {
+    /// A session for `access`, held for `hold`, if one can be had without waiting, or `nil`: an idle
+    /// one, or with `opening`, a new connection opened here (which blocks on a server's network:
+    /// the async `lease` opens off the caller's thread).
+    /// - Throws: the pool's refusal once it is shut down; what opening a connection throws.
+    func leaseNow(_ access: CRUDAccess, hold: CRUDHold = .brief, opening: Bool = true) throws -> Session? {
         let started = waitStarts()
         lock.lock()
         if let refusal {
             lock.unlock()
             throw refusal
         }
-        guard let handover = grant(access) else {
+        guard let handover = grant(access, opening: opening) else {
             lock.unlock()
             return nil
         }
+        begin(hold, handover)
         lock.unlock()
         defer { waitEnded(started) }
-        return try session(for: handover, hold: .brief)
-    }
-
-    /// An idle session for `access`, held for `hold`, if there is one; `nil` when a caller would
-    /// have to wait or open a connection (the async `lease` does either without blocking).
-    /// - Throws: the pool's refusal once it is shut down.
-    func leaseIdle(_ access: CRUDAccess, hold: CRUDHold) throws -> Session? {
-        let started = waitStarts()
-        lock.lock()
-        if let refusal {
-            lock.unlock()
-            throw refusal
-        }
-        guard case .interchangeable = layout, let session = idle.popLast() else {
-            lock.unlock()
-            return nil
-        }
-        leased += 1
-        countsChanged()
-        begin(hold, .session(session))
-        lock.unlock()
-        waitEnded(started)
-        return session
+        return try session(for: handover, hold: hold)
     }
 
     /// A session for `access`, waiting up to `timeout` for one to be free. The caller gives it back

@@ -49,7 +49,7 @@ extension CRUDExecutor {
     /// for (or opened) without blocking.
     /// - Throws: as the pool's async `lease`.
     private func leaseAcrossSuspension(_ access: CRUDAccess) async throws -> CRUDSession<Connection> {
-        if let idle = try pool.leaseIdle(access, hold: .acrossSuspension) { return typed(idle) }
+        if let idle = try pool.leaseNow(access, hold: .acrossSuspension, opening: false) { return typed(idle) }
         return typed(try await pool.lease(access, hold: .acrossSuspension))
     }
 
