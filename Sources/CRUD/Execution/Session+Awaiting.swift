@@ -6,13 +6,8 @@ extension CRUDSession {
     /// `running(_:_:)` for a call that suspends while its statements run.
     /// - Throws: what `body` throws; the cancellation's error for a call cancelled before it started.
     func running<T>(_ cancellation: CRUDCancellation, _ body: () async throws -> T) async throws -> T {
-        try cancellation.begin(on: self)
-        let outer = self.cancellation
-        self.cancellation = cancellation
-        defer {
-            self.cancellation = outer
-            cancellation.end()
-        }
+        let outer = try enter(cancellation)
+        defer { leave(cancellation, restoring: outer) }
         do {
             return try await body()
         } catch {

@@ -124,19 +124,30 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     ///   for a call cancelled before it started.
     @usableFromInline
     func running<T>(_ cancellation: CRUDCancellation, _ body: () throws -> T) throws -> T {
-        try cancellation.begin(on: self)
-        let outer = self.cancellation
-        self.cancellation = cancellation
-        defer {
-            self.cancellation = outer
-            cancellation.end()
-        }
+        let outer = try enter(cancellation)
+        defer { leave(cancellation, restoring: outer) }
         do {
             return try body()
         } catch {
             // What the interrupt stopped outside a statement's own mapping (a catalog read).
             throw cancellation.error(replacing: error)
         }
+    }
+
+    /// A call under `cancellation` begins on the session: its statements check it from now on.
+    /// Returns the cancellation it stands in for, which `leave` puts back.
+    /// - Throws: the cancellation's error for a call cancelled before it started.
+    func enter(_ cancellation: CRUDCancellation) throws -> CRUDCancellation? {
+        try cancellation.begin(on: self)
+        let outer = self.cancellation
+        self.cancellation = cancellation
+        return outer
+    }
+
+    /// The call under `cancellation` has ended: `outer` is the session's again.
+    func leave(_ cancellation: CRUDCancellation, restoring outer: CRUDCancellation?) {
+        self.cancellation = outer
+        cancellation.end()
     }
 
     /// Runs `body`, a synchronous call, cancelled when it runs past `timeout`; as it is without a
