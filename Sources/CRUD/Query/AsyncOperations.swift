@@ -139,12 +139,9 @@ extension UpdateAble {
         guard executor.canAwaitServer(writing: .update) else {
             return try await executor.perform(.write) { try self.updateRows(instance, columns: try columns()) }
         }
-        let instance = instance.crudStampedForUpdate()
-        let changed = try await executor.write(.update, on: OverAllForm.crudSchema, columns: {
-            OverAllForm.crudColumns(stamping: try columns(), for: .update)
-        }, plan: updatePlan, bind: { binder, columns in
-            try instance.crudBind(columns: columns, to: &binder)
-        })
+        let update = CRUDStampedUpdate(instance)
+        let changed = try await executor.write(.update, on: OverAllForm.crudSchema, columns: { try update.columns(columns) }, plan: updatePlan,
+                                               bind: { try update.bind(&$0, $1) })
         return Update(changedRows: changed)
     }
 

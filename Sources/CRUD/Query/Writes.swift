@@ -193,17 +193,36 @@ extension UpdateAble {
     }
 
     /// Updates the matching rows with `instance`'s `columns` as `executor.write` does, the
-    /// timestamps of a `CRUDTimestamped` model set: every update of an instance goes through here.
+    /// timestamps of a `CRUDTimestamped` model set (`CRUDStampedUpdate`).
     func writeUpdate(_ instance: OverAllForm, columns: () throws -> [Int]?,
                      plan: (CRUDChangeCapture, _ columns: [Int]?) throws -> CRUDStatementPlan,
                      idsOf: ((Int) throws -> CRUDStatementPlan)? = nil,
                      idColumn: Int = 0, row: (DatabaseType.Configuration.Connection.Statement) throws -> Void = { _ in }) throws -> Int {
-        let instance = instance.crudStampedForUpdate()
-        return try executor.write(.update, on: OverAllForm.crudSchema, columns: {
-            OverAllForm.crudColumns(stamping: try columns(), for: .update)
-        }, plan: plan, idsOf: idsOf, bind: { binder, columns in
-            try instance.crudBind(columns: columns, to: &binder)
-        }, idColumn: idColumn, row: row)
+        let update = CRUDStampedUpdate(instance)
+        return try executor.write(.update, on: OverAllForm.crudSchema, columns: { try update.columns(columns) }, plan: plan, idsOf: idsOf,
+                                  bind: { try update.bind(&$0, $1) }, idColumn: idColumn, row: row)
+    }
+}
+
+/// An instance as every update writes it, sync or async: its timestamps set (`CRUDTimestamped`),
+/// and its stamped `updatedAt` among the columns written.
+struct CRUDStampedUpdate<Model: CRUDModel> {
+    let instance: Model
+
+    init(_ instance: Model) {
+        self.instance = instance.crudStampedForUpdate()
+    }
+
+    /// The columns written for those `chosen` (every column when `nil`).
+    /// - Throws: what `chosen` throws.
+    func columns(_ chosen: () throws -> [Int]?) throws -> [Int]? {
+        Model.crudColumns(stamping: try chosen(), for: .update)
+    }
+
+    /// Binds the instance's written `columns`.
+    /// - Throws: `CRUDEncoderError`, `CRUDSQLExeError`.
+    func bind<Binder: CRUDBinder>(_ binder: inout Binder, _ columns: [Int]?) throws {
+        try instance.crudBind(columns: columns, to: &binder)
     }
 }
 
