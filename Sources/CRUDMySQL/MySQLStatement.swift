@@ -28,8 +28,9 @@ public final class MySQLStatement: CRUDStatement {
     init(connection: MySQLConnection, sql: String) throws {
         self.connection = connection
         self.sql = sql
-        isInsert = sql.prefix(6).uppercased() == "INSERT"
-        isWrite = ["INSERT", "DELETE", "UPDATE", "REPLACE"].contains { sql.uppercased().hasPrefix($0) }
+        let verb = sql.prefix(7).uppercased()
+        isInsert = verb.hasPrefix("INSERT")
+        isWrite = ["INSERT", "DELETE", "UPDATE", "REPLACE"].contains { verb.hasPrefix($0) }
         guard let handle = mysql_stmt_init(connection.handle) else {
             throw CRUDSQLExeError("MySQL: out of memory preparing a statement", sql: sql)
         }
