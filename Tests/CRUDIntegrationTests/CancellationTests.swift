@@ -97,16 +97,7 @@ struct CancellationTests {
         let long = Self.longStatement(backend)
         let clock = ContinuousClock()
         for onOwnThreads in [true, false] {
-            let timed = { () async -> (error: (any Error)?, took: Duration) in
-                // Timed where the call runs: the task may wait for a thread before it gets there.
-                let started = clock.now
-                do {
-                    _ = try await db.withStatementTimeout(Self.running) { try await db.sql(long, ConnectionNumber.self) }
-                    return (nil, clock.now - started)
-                } catch {
-                    return (error, clock.now - started)
-                }
-            }
+            let timed = { await Self.timingOut(db) { _ = try await db.sql(long, ConnectionNumber.self) } }
             let (error, took) = onOwnThreads ? try await Self.onOwnThreads(timed) : await timed()
             #expect((error as? CRUDSQLExeError)?.kind == .timedOut, "\(String(describing: error))")
             if onOwnThreads { #expect(took < Self.running + Self.promptly) }
@@ -134,8 +125,9 @@ struct CancellationTests {
         try await readsStop(backend.open(), backend)
     }
 
-    /// On PostgreSQL these reads wait for the server in the task itself (`CRUDExecutor.awaiting`),
-    /// not on a connection's queue: the cancellation reaches the server through the same interrupt.
+    /// On PostgreSQL and MySQL these reads wait for the server in the task itself
+    /// (`CRUDExecutor.awaiting`), not on a connection's queue: the cancellation reaches the server
+    /// through the same interrupt.
     func readsStop<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) async throws {
         let db = Database(configuration: configuration)
         try await db.sql("CREATE VIEW \(db.quote("ConnectionNumber")) AS " + Self.longStatement(backend))
@@ -147,21 +139,12 @@ struct CancellationTests {
             ("first", { try await numbers.first()?.value ?? 0 }),
             ("prepared first", { try await byValue.first(1)?.value ?? 0 }),
         ]
-        let clock = ContinuousClock()
         for (name, read) in reads {
             let (result, took) = try await Self.onOwnThreads { try await Self.cancelMidway(read) }
             #expect(throws: CancellationError.self, "\(name)") { try result.get() }
             #expect(took < Self.promptly, "the cancelled \(name) ran on for \(took)")
 
-            let (error, timedTook) = try await Self.onOwnThreads { () async -> ((any Error)?, Duration) in
-                let started = clock.now
-                do {
-                    _ = try await db.withStatementTimeout(Self.running) { try await read() }
-                    return (nil, clock.now - started)
-                } catch {
-                    return (error, clock.now - started)
-                }
-            }
+            let (error, timedTook) = try await Self.onOwnThreads { await Self.timingOut(db) { _ = try await read() } }
             #expect((error as? CRUDSQLExeError)?.kind == .timedOut, "\(name): \(String(describing: error))")
             #expect(timedTook < Self.running + Self.promptly, "the timed-out \(name) ran for \(timedTook)")
         }
@@ -169,6 +152,20 @@ struct CancellationTests {
         #expect(try await db.sql("SELECT 8 AS value", ConnectionNumber.self)[0].value == 8)
         try await db.sql("DROP VIEW \(db.quote("ConnectionNumber"))")
         try await db.shutdown()
+    }
+
+    /// Runs `operation` with `db`'s statement timeout at `running`, and returns what it threw and how
+    /// long it took, timed where the call runs: the task may wait for a thread before it gets there.
+    static func timingOut<C: DatabaseConfigurationProtocol>(_ db: Database<C>, _ operation: () async throws -> Void) async
+        -> (error: (any Error)?, took: Duration) {
+        let clock = ContinuousClock()
+        let started = clock.now
+        do {
+            try await db.withStatementTimeout(Self.running) { try await operation() }
+            return (nil, clock.now - started)
+        } catch {
+            return (error, clock.now - started)
+        }
     }
 
     static func runSync<C: DatabaseConfigurationProtocol>(_ db: Database<C>, _ sql: String, timeout: Duration) throws {
