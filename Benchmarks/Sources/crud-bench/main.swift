@@ -321,6 +321,22 @@ func concurrentLookupRows(_ label: String, _ implementations: ConcurrentImplemen
     }
 }
 
+/// The row of `insertWorkers` workers inserting the dataset between them, each round into a fresh
+/// database that `fresh` makes (returning what the implementations open), checked by `fingerprint`.
+func concurrentInsertRow(_ label: String, _ implementations: ConcurrentImplementations, rounds: Int, dataset: Dataset,
+                         fresh: () throws -> String, fingerprint: (String) throws -> Checksum) throws -> (String, [Double]) {
+    let clock = ContinuousClock()
+    let slices = insertSlices(dataset)
+    let title = "\(insertWorkers) workers inserting \(dataset.items.count) rows, \(Dataset.transactionRows) per transaction"
+    return (title, try measure(label, rounds: rounds, implementations: implementations.map(\.name)) { index in
+        let path = try fresh()
+        let implementation = try implementations[index].type.init(path: path)
+        sync()
+        let time = try clock.measure { try implementation.concurrentInserts(slices) }
+        return (time, try fingerprint(path))
+    })
+}
+
 /// Concurrent lookups and inserts on SQLite: raw sqlite3 with a connection per thread, CRUD with one
 /// shared Database from tasks, GRDB's DatabasePool from tasks.
 func runConcurrent(_ options: Options, dataset: Dataset, readPath: String, directory: URL) throws {
@@ -330,21 +346,15 @@ func runConcurrent(_ options: Options, dataset: Dataset, readPath: String, direc
         ("CRUD on CRUDThreads", CRUDThreadsImplementation.self),
         ("GRDB DatabasePool", GRDBPoolImplementation.self),
     ]
-    let names = implementations.map(\.name)
-    let clock = ContinuousClock()
-    let slices = insertSlices(dataset)
     var rows = try concurrentLookupRows("concurrent lookup", implementations, rounds: options.rounds, dataset: dataset, path: readPath)
     var file = 0
-    rows.append(("\(insertWorkers) workers inserting \(dataset.items.count) rows, \(Dataset.transactionRows) per transaction", try measure("concurrent insert", rounds: options.rounds, implementations: names) { index in
+    rows.append(try concurrentInsertRow("concurrent insert", implementations, rounds: options.rounds, dataset: dataset, fresh: {
         file += 1
         let path = directory.appending(path: "concurrent-\(file).sqlite").path
         try BenchDatabase.create(at: path, indexes: false)
-        let implementation = try implementations[index].type.init(path: path)
-        sync()
-        let time = try clock.measure { try implementation.concurrentInserts(slices) }
-        return (time, try BenchDatabase.fingerprint(of: path))
-    }))
-    report("SQLite, concurrent", rows, names: names)
+        return path
+    }, fingerprint: { try BenchDatabase.fingerprint(of: $0) }))
+    report("SQLite, concurrent", rows, names: implementations.map(\.name))
 }
 
 typealias ServerImplementations = [(name: String, type: any BenchServerImplementation.Type)]
@@ -418,18 +428,11 @@ func runMySQL(_ options: Options, selected: [String], dataset: Dataset) throws {
         ("raw Connector/C, connection per thread", RawMySQLImplementation.self),
         ("CRUD", CRUDMySQLImplementation.self),
     ]
-    let concurrentNames = concurrent.map(\.name)
     var concurrentRows = try concurrentLookupRows("mysql concurrent lookup", concurrent, rounds: options.rounds, dataset: dataset,
                                                   path: readURL)
-    let slices = insertSlices(dataset)
-    let clock = ContinuousClock()
-    concurrentRows.append(("\(insertWorkers) workers inserting \(dataset.items.count) rows, \(Dataset.transactionRows) per transaction", try measure("mysql concurrent insert", rounds: options.rounds, implementations: concurrentNames) { index in
-        let url = try create("bench_concurrent_insert")
-        let implementation = try concurrent[index].type.init(path: url)
-        let time = try clock.measure { try implementation.concurrentInserts(slices) }
-        return (time, try MySQLBenchDatabase.fingerprint(url))
-    }))
-    report("MySQL (MariaDB), concurrent", concurrentRows, names: concurrentNames)
+    concurrentRows.append(try concurrentInsertRow("mysql concurrent insert", concurrent, rounds: options.rounds, dataset: dataset,
+                                                  fresh: { try create("bench_concurrent_insert") }, fingerprint: MySQLBenchDatabase.fingerprint))
+    report("MySQL (MariaDB), concurrent", concurrentRows, names: concurrent.map(\.name))
 }
 
 /// Insert, fetch and lookups on PostgreSQL: raw libpq (binary and text results) and CRUD.
@@ -442,7 +445,6 @@ func runPostgres(_ options: Options, selected: [String], dataset: Dataset) throw
         ("CRUD", CRUDPostgresImplementation.self),
         ("PostgresNIO", PostgresNIOImplementation.self),
     ]
-    let clock = ContinuousClock()
     let cluster = try PostgresCluster.start()
     defer { cluster.stop() }
     let server = "postgresql://postgres:\(PostgresCluster.password)@127.0.0.1:\(cluster.port)/postgres"
@@ -468,18 +470,11 @@ func runPostgres(_ options: Options, selected: [String], dataset: Dataset) throw
         ("CRUD on CRUDThreads", CRUDPostgresThreadsImplementation.self),
         ("PostgresNIO", PostgresNIOImplementation.self),
     ]
-    let concurrentNames = concurrent.map(\.name)
     var concurrentRows = try concurrentLookupRows("postgres concurrent lookup", concurrent, rounds: options.rounds, dataset: dataset,
                                                   path: readURL)
-    let slices = insertSlices(dataset)
-    concurrentRows.append(("\(insertWorkers) workers inserting \(dataset.items.count) rows, \(Dataset.transactionRows) per transaction", try measure("postgres concurrent insert", rounds: options.rounds, implementations: concurrentNames) { index in
-        let url = try PostgresBenchDatabase.create(server: server, schema: "bench_concurrent_insert")
-        let implementation = try concurrent[index].type.init(path: url)
-        sync()
-        let time = try clock.measure { try implementation.concurrentInserts(slices) }
-        return (time, try PostgresBenchDatabase.fingerprint(url))
-    }))
-    report("PostgreSQL, concurrent", concurrentRows, names: concurrentNames)
+    concurrentRows.append(try concurrentInsertRow("postgres concurrent insert", concurrent, rounds: options.rounds, dataset: dataset,
+                                                  fresh: { try create("bench_concurrent_insert") }, fingerprint: PostgresBenchDatabase.fingerprint))
+    report("PostgreSQL, concurrent", concurrentRows, names: concurrent.map(\.name))
 }
 
 func report(_ backend: String, _ rows: [(String, [Double])], names: [String]) {
