@@ -27,35 +27,63 @@ struct CancellationTests {
     static let running = Duration.milliseconds(300)
     /// How soon a cancelled call must return.
     static let promptly = Duration.milliseconds(200)
-    /// Runs `body` on threads of this suite's own, where the calls it times return the moment the
-    /// library is done: on Swift's cooperative pool (two threads here) the awaiting task would wait
-    /// for one of the threads that other suites block, for seconds while the whole suite runs
-    /// (starting servers, synchronous tests), which is not what these tests measure. There the
-    /// tests check what the call throws, which shows the statement was stopped: one left to run
-    /// would return its rows.
+    /// Where a cancelled call runs.
+    enum Place: CaseIterable, CustomStringConvertible {
+        /// The suite's own threads (`TimingThreads.shared`), where PostgreSQL's and MySQL's calls
+        /// wait for the server without a thread and SQLite's run inline.
+        case ownThreads
+        /// `CRUDThreads`, where every driver's call runs inline and blocks its thread.
+        case crudThreads
+        /// Swift's cooperative pool, which the suites beside this one can keep busy for seconds (starting
+        /// servers, synchronous tests): how long a call there takes to return is not checked.
+        case cooperativePool
+
+        var isTimed: Bool { self != .cooperativePool }
+
+        var description: String {
+            switch self {
+            case .ownThreads: "the suite's threads"
+            case .crudThreads: "CRUDThreads"
+            case .cooperativePool: "the cooperative pool"
+            }
+        }
+
+        @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+        var executor: any TaskExecutor {
+            switch self {
+            case .ownThreads: TimingThreads.shared
+            case .crudThreads: TimingThreads.blocking
+            case .cooperativePool: globalConcurrentExecutor
+            }
+        }
+    }
+
+    /// Runs `body` on the suite's own threads, where the test times its calls and cancels them: the
+    /// times it takes are the library's, not a wait for one of Swift's cooperative threads (two
+    /// here), which other suites block.
     static func onOwnThreads<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) else { return try await body() }
         return try await withTaskExecutorPreference(TimingThreads.shared) { try await body() }
     }
 
-    /// A task running `operation`, on the suite's threads unless told otherwise.
-    static func startTask<T: Sendable>(onOwnThreads: Bool = true, _ operation: @escaping @Sendable () async throws -> T) -> Task<T, any Error> {
+    /// A task running `operation` at `place`.
+    static func startTask<T: Sendable>(on place: Place = .ownThreads, _ operation: @escaping @Sendable () async throws -> T) -> Task<T, any Error> {
         guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) else { return Task(operation: operation) }
-        return Task(executorPreference: onOwnThreads ? TimingThreads.shared : globalConcurrentExecutor, operation: operation)
+        return Task(executorPreference: place.executor, operation: operation)
     }
 
-    /// Starts the long statement in a task, cancels the task once the statement runs, and returns
-    /// what the task threw and how long after the cancellation it returned.
-    static func cancelMidStatement<C: DatabaseConfigurationProtocol>(_ db: Database<C>, _ backend: Backend, onOwnThreads: Bool) async throws
+    /// Starts the long statement in a task at `place`, cancels the task once the statement runs,
+    /// and returns what the task threw and how long after the cancellation it returned.
+    static func cancelMidStatement<C: DatabaseConfigurationProtocol>(_ db: Database<C>, _ backend: Backend, on place: Place) async throws
         -> (result: Result<[ConnectionNumber], any Error>, took: Duration) {
-        try await cancelMidway(onOwnThreads: onOwnThreads) { try await db.sql(Self.longStatement(backend), ConnectionNumber.self) }
+        try await cancelMidway(on: place) { try await db.sql(Self.longStatement(backend), ConnectionNumber.self) }
     }
 
-    /// Starts `operation` in a task, cancels the task once it runs, and returns what the task threw
-    /// and how long after the cancellation it returned.
-    static func cancelMidway<T: Sendable>(onOwnThreads: Bool = true, _ operation: @escaping @Sendable () async throws -> T) async throws
+    /// Starts `operation` in a task at `place`, cancels the task once it runs, and returns what the
+    /// task threw and how long after the cancellation it returned.
+    static func cancelMidway<T: Sendable>(on place: Place = .ownThreads, _ operation: @escaping @Sendable () async throws -> T) async throws
         -> (result: Result<T, any Error>, took: Duration) {
-        let long = startTask(onOwnThreads: onOwnThreads, operation)
+        let long = startTask(on: place, operation)
         try await Task.sleep(for: Self.running)
         let clock = ContinuousClock()
         let cancelled = clock.now
@@ -73,14 +101,11 @@ struct CancellationTests {
     func cancellingStopsTheStatement<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) async throws {
         let db = Database(configuration: configuration)
         try await db.create(Course.self, policy: .dropTable)
-        let (result, took) = try await Self.onOwnThreads { try await Self.cancelMidStatement(db, backend, onOwnThreads: true) }
-        #expect(took < Self.promptly, "the cancelled statement ran on for \(took)")
-        #expect(throws: CancellationError.self) { try result.get() }
-        // The same with the call on Swift's cooperative pool, where it hops to the connection's queue.
-        // The test cancels it from its own threads: on the pool, which the suites beside it can
-        // keep busy for seconds, the cancellation itself could come after the statement's end.
-        let (sharedResult, _) = try await Self.onOwnThreads { try await Self.cancelMidStatement(db, backend, onOwnThreads: false) }
-        #expect(throws: CancellationError.self) { try sharedResult.get() }
+        for place in Place.allCases {
+            let (result, took) = try await Self.onOwnThreads { try await Self.cancelMidStatement(db, backend, on: place) }
+            #expect(throws: CancellationError.self, "on \(place)") { try result.get() }
+            if place.isTimed { #expect(took < Self.promptly, "on \(place), the cancelled statement ran on for \(took)") }
+        }
         // The connection went back usable.
         try await db.table(Course.self).insert(Course(id: 1, title: "after"))
         #expect(try await db.table(Course.self).count() == 1)
@@ -96,11 +121,10 @@ struct CancellationTests {
         let db = Database(configuration: configuration)
         let long = Self.longStatement(backend)
         let clock = ContinuousClock()
-        for onOwnThreads in [true, false] {
-            let timed = { await Self.timingOut(db) { _ = try await db.sql(long, ConnectionNumber.self) } }
-            let (error, took) = onOwnThreads ? try await Self.onOwnThreads(timed) : await timed()
-            #expect((error as? CRUDSQLExeError)?.kind == .timedOut, "\(String(describing: error))")
-            if onOwnThreads { #expect(took < Self.running + Self.promptly) }
+        for place in Place.allCases {
+            let (error, took) = try await Self.startTask(on: place) { await Self.timingOut(db) { _ = try await db.sql(long, ConnectionNumber.self) } }.value
+            #expect((error as? CRUDSQLExeError)?.kind == .timedOut, "on \(place): \(String(describing: error))")
+            if place.isTimed { #expect(took < Self.running + Self.promptly, "on \(place), the timed-out statement ran for \(took)") }
         }
 
         // Synchronous, on a thread of its own: blocking one of Swift's cooperative pool would hold
@@ -248,9 +272,13 @@ struct CancellationTests {
 }
 
 /// The threads of `CancellationTests`' timed calls, for the life of the test process as
-/// `CRUDThreads.shared` is: enough for every backend's case to run its statement on one while
-/// another resumes the task that cancels it.
+/// `CRUDThreads.shared` is.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
 enum TimingThreads {
-    static let shared = CRUDThreads(count: 8)
+    /// Where the tests time and cancel their calls, and PostgreSQL's and MySQL's calls await the
+    /// server: only SQLite's statements block these threads, one per case at most, so the task
+    /// that cancels a call never waits for a thread.
+    static let shared = TestThreads(count: 16, name: "TimingThreads")
+    /// Where calls block their thread, one per case at most: more threads than the suite has cases.
+    static let blocking = CRUDThreads(count: 16)
 }

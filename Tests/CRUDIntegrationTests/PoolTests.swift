@@ -18,7 +18,7 @@ struct PoolTests {
         try child.beginTransaction()
         _ = try await child.table(Course.self).insert(Course(id: 1, title: "child"))
 
-        let held = HeldExecutor()
+        let held = TestThreads(name: "HeldExecutor")
         defer { held.stop() }
         let started = Collector<Bool>()
         let writer = Task(executorPreference: held) {
