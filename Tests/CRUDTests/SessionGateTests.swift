@@ -1,0 +1,126 @@
+@testable import CRUD
+import Foundation
+import Testing
+
+/// The lock a transaction's callers share: threads hold it recursively, tasks across suspensions,
+/// one holder at a time, and neither kind starves the other.
+@Suite("session gate")
+struct SessionGateTests {
+    /// Counts holders at once; every holder checks it is alone.
+    final class Occupancy: @unchecked Sendable {
+        // Guarded by `lock`.
+        private let lock = NSLock()
+        private var inside = 0
+        private var mostInside = 0
+        private var entries = 0
+
+        /// The most holders seen at once.
+        var most: Int { lock.withLock { mostInside } }
+        /// How many holds there were.
+        var entered: Int { lock.withLock { entries } }
+
+        func enter() {
+            lock.withLock {
+                inside += 1
+                entries += 1
+                mostInside = max(mostInside, inside)
+            }
+        }
+
+        func leave() {
+            lock.withLock { inside -= 1 }
+        }
+    }
+
+    @Test("threads and tasks holding it at once never overlap, and a thread takes it again while it holds it", .timeLimit(.minutes(1)))
+    func oneHolderAtATime() async throws {
+        let gate = CRUDSessionGate()
+        let occupancy = Occupancy()
+        let threads = (0 ..< 4).map { _ in
+            Thread {
+                for _ in 0 ..< 200 {
+                    gate.lock()
+                    gate.lock()
+                    occupancy.enter()
+                    usleep(20)
+                    occupancy.leave()
+                    gate.unlock()
+                    gate.unlock()
+                }
+            }
+        }
+        threads.forEach { $0.start() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0 ..< 8 {
+                group.addTask {
+                    for _ in 0 ..< 100 {
+                        await gate.acquire()
+                        occupancy.enter()
+                        // Held across a suspension, as a task awaiting the server holds it.
+                        try await Task.sleep(for: .microseconds(50))
+                        occupancy.leave()
+                        gate.release()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        while threads.contains(where: { !$0.isFinished }) { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(occupancy.entered == 4 * 200 + 8 * 100)
+        #expect(occupancy.most == 1)
+    }
+
+    @Test("a task waiting for it gets it although a thread takes it again and again, and a thread although tasks do", .timeLimit(.minutes(1)))
+    func neitherKindStarves() async throws {
+        let gate = CRUDSessionGate()
+        let stop = Occupancy()
+        // A thread that takes the gate again at once each time it gives it back.
+        let hammering = Thread {
+            while stop.entered == 0 {
+                gate.lock()
+                usleep(100)
+                gate.unlock()
+            }
+        }
+        hammering.start()
+        try await Task.sleep(for: .milliseconds(20))
+        let clock = ContinuousClock()
+        let started = clock.now
+        await gate.acquire()
+        gate.release()
+        // Generous: in a busy test run the task, let in, waits for a thread to run on. A gate that
+        // starved it would never let it in, and the time limit would end the test.
+        #expect(clock.now - started < .seconds(20))
+        stop.enter()
+        while !hammering.isFinished { try await Task.sleep(for: .milliseconds(5)) }
+
+        // Tasks taking it in turn, one always waiting: a thread gets it between two of them.
+        let done = Occupancy()
+        let tasks = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0 ..< 4 {
+                    group.addTask {
+                        while done.entered == 0 {
+                            await gate.acquire()
+                            try? await Task.sleep(for: .microseconds(100))
+                            gate.release()
+                        }
+                    }
+                }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(20))
+        let threadStarted = clock.now
+        let taking = Thread {
+            gate.lock()
+            gate.unlock()
+        }
+        taking.start()
+        while !taking.isFinished { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(clock.now - threadStarted < .seconds(20))
+        done.enter()
+        await tasks.value
+        #expect(gate.tryLock())
+        gate.unlock()
+    }
+}
