@@ -13,7 +13,7 @@ class CRUDSessionSlot: @unchecked Sendable {
     /// Statements run so far, so that `Insert.lastInsertId()` can tell whether the connection ran
     /// something else since its insert. Guarded by `gate`.
     @usableFromInline @exclusivity(unchecked) var statementsRun = 0
-    @usableFromInline let gate = NSRecursiveLock()
+    @usableFromInline let gate = CRUDSessionGate()
     /// Where async operations on this session run when they cannot run on the caller's thread: a
     /// thread of the library's, never Swift's cooperative pool, since the driver's calls block.
     let queue: DispatchQueue
@@ -54,7 +54,8 @@ class CRUDSessionSlot: @unchecked Sendable {
 /// `@unchecked Sendable`: at most one thread uses `connection` and the mutable state at a time. A pool
 /// lease hands the session to one caller alone, which uses it without locking; callers that share a
 /// session (child tasks of a transaction body, the single connection of an in-memory database or a
-/// child) hold `gate`, a recursive lock, for each use; `Insert.lastInsertId()` takes the session out
+/// child) hold `gate` for each use (a thread as a recursive lock, a task awaiting the server across its
+/// suspensions); `Insert.lastInsertId()` takes the session out
 /// of the pool before using it.
 @usableFromInline
 final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked Sendable {
@@ -184,21 +185,12 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     /// and the gate is free at once, else as `perform(_:)` does, so that no thread of Swift's
     /// cooperative pool waits for another caller's statement.
     func perform<T>(here: Bool, _ body: @escaping () throws -> T) async throws -> T {
-        if here, takeGateIfFree() {
-            defer { releaseGate() }
+        if here, gate.tryLock() {
+            // Given back before the task next suspends: a thread's hold is the thread's, not the task's.
+            defer { gate.unlock() }
             return try body()
         }
         return try await perform(body)
-    }
-
-    /// Takes the gate if it is free at once: `perform(here:)`'s, which releases it before it next
-    /// suspends (NSRecursiveLock's own calls are refused in async code).
-    private func takeGateIfFree() -> Bool {
-        gate.try()
-    }
-
-    private func releaseGate() {
-        gate.unlock()
     }
 
     /// Runs `body` on the session's queue holding the gate, and resumes the caller with its result.
@@ -347,10 +339,7 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     /// inside a transaction that the database no longer has open.
     func run(_ sql: String, ending: Bool = false) throws {
         try measured(sql, ending: ending) {
-            if !ending { try ensureUsable() }
-            statementsRun &+= 1
-            noteInTransaction(sql)
-            let start = recorder.statementStart
+            let start = try startRun(sql, ending: ending)
             do {
                 try connection.execute(sql)
             } catch {
@@ -358,6 +347,16 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
                 throw error
             }
         }
+    }
+
+    /// Before `run` sends `sql`: the session made usable (unless it ends a transaction) and the
+    /// statement counted. Returns where the statement's recorded changes start.
+    /// - Throws: `CRUDSQLExeError` when the session cannot be used.
+    func startRun(_ sql: String, ending: Bool) throws -> Int {
+        if !ending { try ensureUsable() }
+        statementsRun &+= 1
+        noteInTransaction(sql)
+        return recorder.statementStart
     }
 
     /// After a statement: outside a transaction it committed on its own, so its changes go to the
@@ -490,26 +489,50 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
 
     /// Opens a transaction, or a savepoint inside one.
     func begin(_ mode: TransactionMode) throws {
-        let depth = transactionDepth
-        if depth == 0 {
-            guard connection.transactionStatus == .none else {
-                throw CRUDSQLExeError(
-                    "a transaction is already open on this connection outside CRUD's transaction API (raw SQL BEGIN?); "
-                        + "use transaction { } or beginTransaction() instead, which track it")
-            }
-            transactionStatements.removeAll()
-            try run(try dialect.beginTransaction(mode))
-            recorder.dropAll()
-        } else {
-            try run(dialect.savepoint("crud_savepoint_\(depth)"))
-            recorder.beginSavepoint()
-        }
-        transactionDepth = depth + 1
+        try run(try beginning(mode))
+        began()
     }
 
     /// Commits the innermost open level: COMMIT, or RELEASE of its savepoint. On failure the level
     /// stays open for `rollBack()`.
     func commit() throws {
+        try run(try committing())
+        committed()
+    }
+
+    /// Rolls back the innermost open level. Nothing is sent when the database has no transaction
+    /// open any more: on a lost connection that could only fail.
+    func rollBack() {
+        do {
+            for sql in rollingBack() { try run(sql, ending: true) }
+        } catch {
+            CRUDLogging.log(.error, "rolling back failed as well: \(error)")
+        }
+    }
+
+    /// What opens the next level: `BEGIN` at the outermost, else a savepoint.
+    /// - Throws: `CRUDSQLExeError` for a transaction opened behind the executor's back;
+    ///   `CRUDSQLGenError` for a mode the dialect lacks.
+    func beginning(_ mode: TransactionMode) throws -> String {
+        guard transactionDepth == 0 else { return dialect.savepoint("crud_savepoint_\(transactionDepth)") }
+        guard connection.transactionStatus == .none else {
+            throw CRUDSQLExeError(
+                "a transaction is already open on this connection outside CRUD's transaction API (raw SQL BEGIN?); "
+                    + "use transaction { } or beginTransaction() instead, which track it")
+        }
+        transactionStatements.removeAll()
+        return try dialect.beginTransaction(mode)
+    }
+
+    /// The level `beginning` named is open.
+    func began() {
+        if transactionDepth == 0 { recorder.dropAll() } else { recorder.beginSavepoint() }
+        transactionDepth += 1
+    }
+
+    /// What commits the innermost level: COMMIT, or RELEASE of its savepoint.
+    /// - Throws: `CRUDSQLGenError` when none is open; `CRUDSQLExeError` when the database aborted it.
+    func committing() throws -> String {
         guard transactionDepth > 0 else {
             throw CRUDSQLGenError("commitTransaction(): no transaction is open on this connection")
         }
@@ -518,11 +541,16 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
                 "the transaction was aborted by a failed statement whose error the body caught, so none of its work is committed; "
                 + "on PostgreSQL a failed statement aborts the transaction: wrap the statements that may fail in a nested transaction (a savepoint) to go on after them")
         }
-        let depth = transactionDepth - 1
         // `run` refuses, and throws, when the database has no transaction open any more.
-        try run(depth == 0 ? dialect.commitTransaction : dialect.releaseSavepoint("crud_savepoint_\(depth)"))
-        transactionDepth = depth
-        if depth == 0 {
+        let depth = transactionDepth - 1
+        return depth == 0 ? dialect.commitTransaction : dialect.releaseSavepoint("crud_savepoint_\(depth)")
+    }
+
+    /// The innermost level `committing` named is committed: at the outermost, its changes go to
+    /// the observers.
+    func committed() {
+        transactionDepth -= 1
+        if transactionDepth == 0 {
             transactionStatements.removeAll()
             observation.publish(recorder.takeCommitted())
         } else {
@@ -530,10 +558,10 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
         }
     }
 
-    /// Rolls back the innermost open level. Nothing is sent when the database has no transaction
-    /// open any more: on a lost connection that could only fail.
-    func rollBack() {
-        guard transactionDepth > 0 else { return }
+    /// Closes the innermost level as rolled back, and returns what undoes it in the database:
+    /// nothing when the database has no transaction open any more.
+    func rollingBack() -> [String] {
+        guard transactionDepth > 0 else { return [] }
         let depth = transactionDepth - 1
         transactionDepth = depth
         if depth == 0 {
@@ -542,17 +570,9 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
         } else {
             recorder.rollBackSavepoint()
         }
-        guard connection.transactionStatus != .none else { return }
-        do {
-            if depth == 0 {
-                try run(dialect.rollbackTransaction, ending: true)
-            } else {
-                try run(dialect.rollbackToSavepoint("crud_savepoint_\(depth)"), ending: true)
-                try run(dialect.releaseSavepoint("crud_savepoint_\(depth)"), ending: true)
-            }
-        } catch {
-            CRUDLogging.log(.error, "rolling back failed as well: \(error)")
-        }
+        guard connection.transactionStatus != .none else { return [] }
+        let savepoint = "crud_savepoint_\(depth)"
+        return depth == 0 ? [dialect.rollbackTransaction] : [dialect.rollbackToSavepoint(savepoint), dialect.releaseSavepoint(savepoint)]
     }
 
     /// After raw SQL: a transaction it opened or closed behind the executor's back is refused, so a
