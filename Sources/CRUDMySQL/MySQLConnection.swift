@@ -246,20 +246,53 @@ public final class MySQLConnection: CRUDConnection {
 
     /// Runs text-protocol SQL, possibly several statements, and reads every result.
     @_spi(CRUDDriver) public func execute(_ sql: String) throws {
+        let utf8 = try queryText(sql)
+        guard mysql_real_query(handle, utf8, UInt(utf8.count)) == 0 else { throw connectionError(sql: sql) }
+        repeat {
+            try discard(mysql_store_result(handle), sql: sql)
+        } while try hasMoreResults(mysql_next_result(handle), sql: sql)
+    }
+
+    /// The same without blocking (`mysql_real_query_start`/`_cont` and the like), waiting on the
+    /// event loop.
+    @_spi(CRUDDriver) public func execute(_ sql: String) async throws {
+        let utf8 = try queryText(sql)
+        var failed: Int32 = 0
+        var status = mysql_real_query_start(&failed, handle, utf8, UInt(utf8.count))
+        while status != 0 { status = mysql_real_query_cont(&failed, handle, try await awaitSocket(status)) }
+        guard failed == 0 else { throw connectionError(sql: sql) }
+        var next: Int32 = 0
+        repeat {
+            var result: UnsafeMutablePointer<MYSQL_RES>?
+            status = mysql_store_result_start(&result, handle)
+            while status != 0 { status = mysql_store_result_cont(&result, handle, try await awaitSocket(status)) }
+            try discard(result, sql: sql)
+            status = mysql_next_result_start(&next, handle)
+            while status != 0 { status = mysql_next_result_cont(&next, handle, try await awaitSocket(status)) }
+        } while try hasMoreResults(next, sql: sql)
+    }
+
+    /// `sql`'s bytes, refused when the server would not take them in one packet.
+    private func queryText(_ sql: String) throws -> [UInt8] {
         try ensureConnected()
         let utf8 = Array(sql.utf8)
         if utf8.count + 64 > maxAllowedPacket { throw packetTooLarge(bytes: utf8.count + 64, sql: sql) }
-        guard mysql_real_query(handle, utf8, UInt(utf8.count)) == 0 else { throw connectionError(sql: sql) }
-        while true {
-            if let result = mysql_store_result(handle) {
-                mysql_free_result(result)
-            } else if mysql_field_count(handle) != 0 {
-                throw connectionError(sql: sql)
-            }
-            let next = mysql_next_result(handle)
-            if next > 0 { throw connectionError(sql: sql) }
-            if next < 0 { return }
+        return utf8
+    }
+
+    /// Frees one result of text-protocol SQL; a statement that should have had rows but has none failed.
+    private func discard(_ result: UnsafeMutablePointer<MYSQL_RES>?, sql: String) throws {
+        if let result {
+            mysql_free_result(result)
+        } else if mysql_field_count(handle) != 0 {
+            throw connectionError(sql: sql)
         }
+    }
+
+    /// Whether text-protocol SQL has another result to read, after `mysql_next_result` said `next`.
+    private func hasMoreResults(_ next: Int32, sql: String) throws -> Bool {
+        if next > 0 { throw connectionError(sql: sql) }
+        return next == 0
     }
 
     /// The one integer a text-protocol query returns.

@@ -171,8 +171,12 @@ public final class PostgresConnection: CRUDConnection {
     /// Runs a command whose result only tells success or failure.
     private func checked(_ result: OpaquePointer?, sql: String) throws {
         defer { PQclear(result) }
-        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
-        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else { throw error(result, sql: sql) }
+        guard let result, Self.succeeded(result) else { throw error(result, sql: sql) }
+    }
+
+    private static func succeeded(_ result: OpaquePointer) -> Bool {
+        let status = PQresultStatus(result)
+        return status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK
     }
 
     // MARK: - CRUDConnection
@@ -232,6 +236,12 @@ public final class PostgresConnection: CRUDConnection {
         try await statement.executeWithoutBlocking()
     }
 
+    @_spi(CRUDDriver) public func execute(_ sql: String) async throws {
+        try ensureConnected()
+        guard PQsendQuery(handle, sql) == 1 else { throw error(nil, sql: sql) }
+        try checked(try await awaitAnswer(sql: sql), sql: sql)
+    }
+
     /// The server's answer to the statement just sent (`PQsendQueryPrepared`), waited for on the
     /// event loop: sends what libpq could not yet, then reads until the answer is complete, so the
     /// connection is ready for the next statement. `nil` when libpq has no result to give.
@@ -260,9 +270,17 @@ public final class PostgresConnection: CRUDConnection {
                 }
             }
             guard let next = PQgetResult(handle) else { break }
-            // One statement has one result. Anything after it is read only to finish the answer: a
+            // A statement has one result; SQL of several statements has one each, and the answer is
+            // the first that failed, else the first. The rest is read only to finish the answer: a
             // connection that broke there says so through its status (`isUsable`).
-            if answer == nil { answer = next } else { PQclear(next) }
+            if let kept = answer, Self.succeeded(kept), !Self.succeeded(next) {
+                PQclear(kept)
+                answer = next
+            } else if answer == nil {
+                answer = next
+            } else {
+                PQclear(next)
+            }
         }
         answerPending = false
         return answer

@@ -152,6 +152,12 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// - Throws: `CRUDSQLExeError` when the statement fails or the connection is lost.
     @_spi(CRUDDriver) func execute(_ statement: Statement) async throws
 
+    /// `execute(_:)` for SQL that takes no parameters and returns no rows (a transaction's `BEGIN`,
+    /// `COMMIT`, savepoints), without blocking a thread. Called only where
+    /// `executesWithoutBlocking` is true.
+    /// - Throws: `CRUDSQLExeError` when a statement of `sql` fails or the connection is lost.
+    @_spi(CRUDDriver) func execute(_ sql: String) async throws
+
     /// Bounds the work of the statements that run from now on, for a call on a caller's thread
     /// (`runsOnCallersThread`): one that runs past the driver's budget fails as interrupted, and
     /// `endBoundedWork()` then says so. The default bounds nothing.
@@ -185,7 +191,13 @@ extension CRUDConnection {
     @_spi(CRUDDriver) public var executesWithoutBlocking: Bool { false }
 
     @_spi(CRUDDriver) public func execute(_ statement: Statement) async throws {
-        throw CRUDSQLExeError("\(Self.self) cannot run a statement without blocking (its executesWithoutBlocking is false)", sql: statement.sql)
+        throw Self.cannotAwait(statement.sql)
+    }
+    @_spi(CRUDDriver) public func execute(_ sql: String) async throws {
+        throw Self.cannotAwait(sql)
+    }
+    private static func cannotAwait(_ sql: String) -> CRUDSQLExeError {
+        CRUDSQLExeError("\(Self.self) cannot run a statement without blocking (its executesWithoutBlocking is false)", sql: sql)
     }
     @_spi(CRUDDriver) public func beginBoundedWork() {}
     @_spi(CRUDDriver) public func endBoundedWork() -> Bool { false }
