@@ -17,8 +17,8 @@ struct AwaitingServerTests {
         backend == .mysql ? "SELECT 7 AS value FROM (SELECT SLEEP(\(seconds)) AS slept) AS nap" : "SELECT 7 AS value FROM pg_sleep(\(seconds))"
     }
 
-    @Test("64 tasks at once, reading (select, count, first, a prepared lookup) or inserting and counting: the library adds at most one thread per core and the event loop's",
-          .timeLimit(.minutes(2)), arguments: servers, ["reads", "writes"])
+    @Test("64 tasks at once, reading (select, count, first, a prepared lookup), inserting and counting, or both in transactions: the library adds at most one thread per core and the event loop's",
+          .timeLimit(.minutes(2)), arguments: servers, ["reads", "writes", "transactions"])
     func threadsStayBounded(_ backend: Backend, _ load: String) async throws {
         // In a process of its own, which counts its threads every 2 ms while the tasks run.
         let (_, arguments) = try backend.openForProbe()

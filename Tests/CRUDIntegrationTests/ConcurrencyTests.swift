@@ -165,6 +165,53 @@ struct ConcurrencyTests {
         #expect(streamed == [1, 3])
     }
 
+    @Test("a transaction's child tasks share its connection in turn: 16 writing and reading at once commit together or roll back together",
+          arguments: Backend.all)
+    func childTasksShareTheTransaction(_ backend: Backend) async throws { try await childTasksShareTheTransaction(backend.open()) }
+
+    func childTasksShareTheTransaction<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
+        let db = Database(configuration: configuration)
+        try await db.create(Course.self, policy: .dropTable)
+        let inserted = Collector<Int>()
+        let observer = db.observe(.insert, on: Course.self) { inserted.append($0) }
+        let counted = try await db.transaction { tx in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for id in 1 ... 16 {
+                    group.addTask {
+                        try await tx.table(Course.self).insert(Course(id: id, title: "course \(id)"))
+                        // Each child reads its own write, inside the transaction.
+                        let title = try await tx.table(Course.self).where(\Course.id == id).first()?.title
+                        guard title == "course \(id)" else { throw CRUDSQLGenError("child \(id) read \(title as Any)") }
+                        _ = try await db.table(Course.self).count()
+                    }
+                }
+                try await group.waitForAll()
+            }
+            // Nothing is published before the commit.
+            #expect(inserted.items.isEmpty, "\(inserted.items)")
+            return try await tx.table(Course.self).count()
+        }
+        #expect(counted == 16)
+        #expect(try await db.table(Course.self).order(by: \.id).select().map(\.id) == Array(1 ... 16))
+        #expect(await inserted.wait { $0.count >= 16 }, "\(inserted.items)")
+        #expect(inserted.items.sorted() == Array(1 ... 16))
+
+        await #expect(throws: Abort.self) {
+            try await db.transaction { tx in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for id in 17 ... 32 { group.addTask { try await tx.table(Course.self).insert(Course(id: id, title: "rolled back")) } }
+                    try await group.waitForAll()
+                }
+                #expect(try await tx.table(Course.self).count() == 32)
+                throw Abort()
+            }
+        }
+        #expect(try await db.table(Course.self).count() == 16)
+        #expect(inserted.items.count == 16, "\(inserted.items)")
+        observer.cancel()
+        try await db.shutdown()
+    }
+
     @Test("one Database shared by Task.detached and DispatchQueue closures: Sendable, correct counts", arguments: Backend.all)
     func sharedAcrossThreads(_ backend: Backend) async throws { try await sharedAcrossThreads(backend.open()) }
 
@@ -214,6 +261,32 @@ struct ConcurrencyTests {
 
     @Test("transaction modes each backend has, and a clear error for those it lacks", arguments: Backend.all)
     func modes(_ backend: Backend) throws { try modes(backend.open(), backend) }
+
+    @Test("async transactions in every mode the backend has: a read-only one refuses writes (MySQL's second statement, START TRANSACTION READ ONLY, ran)",
+          arguments: Backend.all)
+    func asyncModes(_ backend: Backend) async throws { try await asyncModes(backend.open(), backend) }
+
+    func asyncModes<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) async throws {
+        let db = Database(configuration: configuration)
+        try await db.create(Course.self, policy: .dropTable)
+        let supported: [TransactionMode] = backend == .sqlite
+            ? [.default, .deferred, .immediate, .exclusive, .isolation(.serializable)]
+            : [.default, .isolation(.readCommitted), .isolation(.repeatableRead), .isolation(.serializable)]
+        for (offset, mode) in supported.enumerated() {
+            try await db.transaction(mode) { tx in try await tx.table(Course.self).insert(Course(id: offset, title: "\(mode)")) }
+        }
+        #expect(try await db.table(Course.self).count() == supported.count)
+        if backend != .sqlite {
+            let readOnly = await #expect(throws: CRUDSQLExeError.self) {
+                try await db.transaction(.isolation(.serializable, readOnly: true)) { tx in
+                    try await tx.table(Course.self).insert(Course(id: 99, title: "x"))
+                }
+            }
+            #expect(readOnly?.code == (backend == .postgres ? "25006" : "1792"), "read_only_sql_transaction")
+        }
+        #expect(try await db.table(Course.self).count() == supported.count)
+        try await db.shutdown()
+    }
 
     func modes<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) throws {
         let db = Database(configuration: configuration)

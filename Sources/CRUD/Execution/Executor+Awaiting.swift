@@ -5,14 +5,13 @@
 /// `perform` otherwise; each shares its plan, binding and reading with the synchronous form.
 extension CRUDExecutor {
     /// Whether an async read of the current task can run in the task itself: the driver executes
-    /// without blocking, the task is in no transaction of this database (a transaction's
-    /// connection is shared by its body's calls under a lock, which a suspended task cannot hold),
-    /// and it does not run on `CRUDThreads`, whose threads are there to block: a blocking call
-    /// inline there costs less than a wait on the event loop (4 tasks × 10,000 PostgreSQL lookups:
-    /// 1.12× raw libpq inline, 2.0× awaited).
+    /// without blocking, and the task does not run on `CRUDThreads`, whose threads are there to
+    /// block: a blocking call inline there costs less than a wait on the event loop (4 tasks × 10,000
+    /// PostgreSQL lookups: 1.12× raw libpq inline, 2.0× awaited). In a transaction the call takes
+    /// the transaction's session, which its body's child tasks share, in turn (`CRUDSessionGate`).
     @inlinable
     var canAwaitServer: Bool {
-        awaitsServer && boundSession() == nil && !CRUDThreadMarker.isMarked
+        awaitsServer && !CRUDThreadMarker.isMarked
     }
 
     /// Whether an async write of `kind` can, as a read can: it is one statement, which returns the
@@ -32,6 +31,9 @@ extension CRUDExecutor {
         do {
             let cancellation = CRUDCancellation(timeout: statementTimeout(in: CRUDBindings.current))
             return try await withTaskCancellationHandler {
+                if let bound = boundSession() {
+                    return try await holding(bound) { try await bound.running(cancellation) { try await body(bound) } }
+                }
                 // Held across the wait for the answer: a synchronous caller in another task must not
                 // block a thread waiting for it (`CRUDHold.acrossSuspension`).
                 let session = try await leaseAcrossSuspension(access)
@@ -43,6 +45,14 @@ extension CRUDExecutor {
         } catch let error as any CRUDReportableError where !error.isReported {
             throw report(error)
         }
+    }
+
+    /// Runs `body` holding `session`, which the callers of a transaction share, in the current
+    /// task: it suspends while another caller holds the session.
+    func holding<T>(_ session: Session, _ body: () async throws -> T) async throws -> T {
+        await session.gate.acquire()
+        defer { session.gate.release() }
+        return try await body()
     }
 
     /// A session for `access` held across the task's suspensions: an idle one at once, else waited
@@ -83,7 +93,7 @@ extension CRUDExecutor {
     @inlinable
     func firstRow<Model: CRUDModel>(_ plan: CRUDQueryPlan, as model: Model.Type) async throws -> Model? {
         try await awaiting(.read) { session in
-            let query = try firstQuery(plan, inTransaction: false, values: &session.rowReadValues)
+            let query = try firstQuery(plan, inTransaction: session.transactionDepth > 0, values: &session.rowReadValues)
             let values = session.rowReadValues
             guard let slot = query.slot else { return try await session.withStatement(query.sql, values, read: Self.readFirst) }
             return try await session.withOwnedStatement(slot, query.sql, bind: { try Self.bind(values, to: &$0) }, read: Self.readFirst)
@@ -95,7 +105,7 @@ extension CRUDExecutor {
     @inlinable
     func rows<Model: CRUDModel>(_ plan: CRUDQueryPlan, as model: Model.Type) async throws -> [Model] {
         try await awaiting(.read) { session in
-            let query = try selectQuery(plan)
+            let query = try selectQuery(plan, inTransaction: session.transactionDepth > 0)
             return try await session.withStatement(query.sql, query.parameters, read: Self.readAll)
         }
     }
@@ -160,12 +170,12 @@ extension CRUDExecutor {
         }
     }
 
-    /// The checked plan's SQL for all its rows and the values it binds, outside a transaction.
+    /// The checked plan's SQL for all its rows and the values it binds, on a session in a
+    /// transaction or not.
     /// - Throws: `CRUDSQLGenError`.
     @usableFromInline
-    func selectQuery(_ plan: CRUDQueryPlan) throws -> (sql: String, parameters: [CRUDDatabaseValue]) {
-        try plan.validate()
-        try plan.validate(inTransaction: false)
+    func selectQuery(_ plan: CRUDQueryPlan, inTransaction: Bool) throws -> (sql: String, parameters: [CRUDDatabaseValue]) {
+        try plan.validate(inTransaction: inTransaction)
         return try SelectCache.shared.select(plan, limit: plan.limit, dialect: selectDialect)
     }
 }

@@ -223,7 +223,24 @@ extension CRUDExecutor {
         }
     }
 
+    /// Runs `body` in a transaction, or a savepoint, on `session`: where the driver executes without
+    /// blocking, its `BEGIN`, `COMMIT` or rollback run in the task, each holding the session's gate,
+    /// which the body's calls (and its child tasks') take in turn between them.
     fileprivate func transaction<T>(_ mode: TransactionMode, on session: Session, _ body: () async throws -> T) async throws -> T {
+        guard canAwaitServer else { return try await transactionHopping(mode, on: session, body) }
+        try await holding(session) { try await session.begin(mode) }
+        do {
+            let result = try await body()
+            try await holding(session) { try await session.commit() }
+            return result
+        } catch {
+            _ = try? await holding(session) { await session.rollBack() }
+            throw error
+        }
+    }
+
+    /// The same where the driver blocks, or on `CRUDThreads`: each step on the session's queue, or inline.
+    private func transactionHopping<T>(_ mode: TransactionMode, on session: Session, _ body: () async throws -> T) async throws -> T {
         try await on(session) { try session.begin(mode) }
         do {
             let result = try await body()

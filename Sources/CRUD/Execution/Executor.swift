@@ -9,12 +9,14 @@ import Logging
 /// blocking a thread, then run on the connection's own queue, off Swift's cooperative pool, since
 /// the drivers' C calls block; where the driver waits on no network (SQLite), on the caller's own
 /// thread when a connection is free at once, bounded so that long reads leave it; and where the
-/// driver can execute without blocking (PostgreSQL, MySQL), reads and one-statement writes run in
-/// the caller's task, which suspends until the server's answer is in (`awaiting`).
+/// driver can execute without blocking (PostgreSQL, MySQL), reads, one-statement writes and a
+/// transaction's own statements run in the caller's task, which suspends until the server's answer
+/// is in (`awaiting`).
 ///
 /// A transaction holds one connection for its whole body. The body's own calls find it through a
 /// task-local binding (which also holds on a thread outside any task), so they run inside the
-/// transaction, while other tasks and threads never see it.
+/// transaction, while other tasks and threads never see it; the body's child tasks share it, one
+/// call at a time (`CRUDSessionGate`).
 ///
 /// Public for drivers, which make one for each configuration, and as the type of a database's
 /// `_executor`: nothing in it is for users, and the documentation leaves it out.

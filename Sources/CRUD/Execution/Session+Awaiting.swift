@@ -17,7 +17,8 @@ extension CRUDSession {
 
     /// `measured(_:ending:_:)` for a statement whose answer the task awaits.
     @inlinable
-    func measured<T>(_ sql: String, _ body: () async throws -> T) async throws -> T {
+    func measured<T>(_ sql: String, ending: Bool = false, _ body: () async throws -> T) async throws -> T {
+        let cancellation = ending ? nil : cancellation
         try cancellation?.check()
         let started = CRUDLogging.statementStarts()
         let measurement = instruments?.start(sql)
@@ -76,6 +77,43 @@ extension CRUDSession {
                 recorder.dropStatement(from: start)
                 throw error
             }
+        }
+    }
+
+    /// `run(_:ending:)` awaiting the answer.
+    /// - Throws: `CRUDSQLExeError`.
+    func run(_ sql: String, ending: Bool = false) async throws {
+        try await measured(sql, ending: ending) {
+            let start = try startRun(sql, ending: ending)
+            do {
+                try await connection.execute(sql)
+            } catch {
+                recorder.dropStatement(from: start)
+                throw error
+            }
+        }
+    }
+
+    /// `begin(_:)` awaiting the server.
+    /// - Throws: as `begin(_:)`.
+    func begin(_ mode: TransactionMode) async throws {
+        try await run(try beginning(mode))
+        began()
+    }
+
+    /// `commit()` awaiting the server.
+    /// - Throws: as `commit()`.
+    func commit() async throws {
+        try await run(try committing())
+        committed()
+    }
+
+    /// `rollBack()` awaiting the server.
+    func rollBack() async {
+        do {
+            for sql in rollingBack() { try await run(sql, ending: true) }
+        } catch {
+            CRUDLogging.log(.error, "rolling back failed as well: \(error)")
         }
     }
 

@@ -23,7 +23,15 @@ import Foundation
 //                                               down; reports the process's threads before, during and after,
 //                                               and exits 1 if they do not come back to where they were;
 //                                               with load=reads, the 64 tasks only read (count, first,
-//                                               select, a prepared lookup) rows written before
+//                                               select, a prepared lookup) rows written before; with
+//                                               load=transactions, each runs its writes and reads in
+//                                               transactions, two child tasks at a time
+
+/// What the 64 tasks of `threads` do: insert and count (`writes`), read rows written before
+/// (`reads`), or insert and read in transactions whose bodies run child tasks (`transactions`).
+enum Load: String {
+    case writes, reads, transactions
+}
 
 struct Ledger: CRUDModel {
     let id: Int
@@ -161,11 +169,11 @@ final class ThreadSampler: @unchecked Sendable {
 /// What a server does with a database through its life, with every path that could leave a thread
 /// behind: many tasks at once, a transaction, a statement cancelled and one timed out, shutdown.
 /// Returns the most threads the process had while the 64 tasks ran, and how many it had at the end.
-func exercise<C: DatabaseConfigurationProtocol>(_ configuration: C, long: String, readsOnly: Bool) async throws -> (peak: Int, during: Int) {
+func exercise<C: DatabaseConfigurationProtocol>(_ configuration: C, long: String, load: Load) async throws -> (peak: Int, during: Int) {
     let db = Database(configuration: configuration)
     try await db.create(Ledger.self, policy: .dropTable)
     let byID = try db.table(Ledger.self).prepared(matching: \.id)
-    if readsOnly {
+    if load == .reads {
         try await db.table(Ledger.self).insert((0 ..< 64).flatMap { task in (0 ..< 10).map { Ledger(id: task * 100 + $0, transaction: task, entry: $0) } })
     }
     let sampler = ThreadSampler()
@@ -174,15 +182,26 @@ func exercise<C: DatabaseConfigurationProtocol>(_ configuration: C, long: String
             group.addTask {
                 for entry in 0 ..< 10 {
                     let ledger = db.table(Ledger.self).where(\Ledger.transaction == task)
-                    guard readsOnly else {
+                    switch load {
+                    case .writes:
                         try await db.table(Ledger.self).insert(Ledger(id: task * 100 + entry, transaction: task, entry: entry))
                         _ = try await ledger.count()
-                        continue
-                    }
-                    let count = try await ledger.count(), first = try await ledger.first()?.transaction
-                    let selected = try await ledger.select().count, looked = try await byID.first(task * 100 + entry)?.entry
-                    guard count == 10, first == task, selected == 10, looked == entry else {
-                        throw CRUDSQLGenError("task \(task) read \(count), \(first as Any), \(selected), \(looked as Any)")
+                    case .reads:
+                        let count = try await ledger.count(), first = try await ledger.first()?.transaction
+                        let selected = try await ledger.select().count, looked = try await byID.first(task * 100 + entry)?.entry
+                        guard count == 10, first == task, selected == 10, looked == entry else {
+                            throw CRUDSQLGenError("task \(task) read \(count), \(first as Any), \(selected), \(looked as Any)")
+                        }
+                    case .transactions:
+                        let (count, looked) = try await db.transaction { tx in
+                            try await tx.table(Ledger.self).insert(Ledger(id: task * 100 + entry, transaction: task, entry: entry))
+                            async let count = tx.table(Ledger.self).where(\Ledger.transaction == task).count()
+                            async let looked = byID.first(task * 100 + entry)?.entry
+                            return try await (count, looked)
+                        }
+                        guard count == entry + 1, looked == entry else {
+                            throw CRUDSQLGenError("task \(task)'s transaction read \(count), \(looked as Any)")
+                        }
                     }
                 }
             }
@@ -257,8 +276,12 @@ case ("threads", 2...):
     let long = backend == "mysql" ? "SELECT COUNT(*) FROM seq_1_to_300000000 WHERE seq % 7 = 1"
         : "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM (SELECT x FROM c LIMIT 60000000) AS n"
     var given = options(after: 2)
-    let readsOnly = given.removeValue(forKey: "load") == "reads"
-    try await withConfiguration(backend, given) { (peak, during) = try await exercise($0, long: long, readsOnly: readsOnly) }
+    let named = given.removeValue(forKey: "load") ?? "writes"
+    guard let load = Load(rawValue: named) else {
+        FileHandle.standardError.write(Data("threads: no load \(named): writes, reads or transactions\n".utf8))
+        exit(2)
+    }
+    try await withConfiguration(backend, given) { (peak, during) = try await exercise($0, long: long, load: load) }
     // What was under way settles: a queue's last job, a timer cancelled. A Dispatch worker may still
     // be finishing one (under ThreadSanitizer on a busy machine, for seconds): look again until every
     // added thread is idle, or for 15 s, after which one still busy or blocked is left behind.
