@@ -70,6 +70,57 @@ struct SessionGateTests {
         #expect(occupancy.most == 1)
     }
 
+    @Test("a thread holding two gates takes either again and gives them back in any order")
+    func twoGatesOnOneThread() async throws {
+        // On one thread throughout: a thread's holds are the thread's.
+        let seen = try await Self.onThread {
+            let first = CRUDSessionGate(), second = CRUDSessionGate()
+            var seen: [Bool] = []
+            first.lock()
+            second.lock()
+            first.lock()
+            first.unlock()
+            seen.append(Self.onOtherThread { first.tryLock() })
+            first.unlock()
+            seen.append(Self.onOtherThread {
+                defer { first.unlock() }
+                return first.tryLock()
+            })
+            seen.append(Self.onOtherThread { second.tryLock() })
+            seen.append(second.tryLock())
+            second.unlock()
+            second.unlock()
+            seen.append(Self.onOtherThread {
+                defer { second.unlock() }
+                return second.tryLock()
+            })
+            return seen
+        }
+        // Still held once; free; the other still held; its holder takes it again; free.
+        #expect(seen == [false, true, false, true, true])
+    }
+
+    /// What `body` returns on a thread of its own, awaited.
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(returning: body()) }.start()
+        }
+    }
+
+    /// What `body` returns on a thread of its own, waited for by the calling thread.
+    static func onOtherThread<T>(_ body: @escaping () -> T) -> T {
+        // Written by the thread before it signals, read after the wait.
+        nonisolated(unsafe) var result: T?
+        nonisolated(unsafe) let body = body
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            result = body()
+            done.signal()
+        }.start()
+        done.wait()
+        return result!
+    }
+
     @Test("a task waiting for it gets it although a thread takes it again and again, and a thread although tasks do", .timeLimit(.minutes(1)))
     func neitherKindStarves() async throws {
         let gate = CRUDSessionGate()

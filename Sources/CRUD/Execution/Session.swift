@@ -176,9 +176,7 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     /// Runs `body` holding the gate.
     @inlinable
     func locked<T>(_ body: () throws -> T) rethrows -> T {
-        gate.lock()
-        defer { gate.unlock() }
-        return try body()
+        try gate.withLock(body)
     }
 
     /// Runs `body` holding the gate: right here when `here` (the driver runs on callers' threads)

@@ -7,14 +7,16 @@ import Foundation
 /// (`acquire()`, `release()`) without a thread: others wait for it, threads blocked, tasks suspended,
 /// and are let in in the order they came, alternating between the two kinds.
 ///
+/// A thread taking again a gate it holds (every call of a synchronous transaction's body) only
+/// counts it in the thread's own `CRUDHeldGates`, without the lock.
+///
 /// `@unchecked Sendable`: every property is guarded by `condition`, so they skip Swift's dynamic
 /// exclusivity checks, which cost more than the lock itself on every statement of a transaction.
 @usableFromInline
 final class CRUDSessionGate: @unchecked Sendable {
     private let condition = NSCondition()
-    /// The thread holding the gate, and how many times over; `nil` and 0 when none does.
-    @exclusivity(unchecked) private var owner: pthread_t?
-    @exclusivity(unchecked) private var depth = 0
+    /// Whether a thread holds the gate (how many times over, its `CRUDHeldGates` knows).
+    @exclusivity(unchecked) private var heldByThread = false
     /// Whether a task holds the gate.
     @exclusivity(unchecked) private var heldByTask = false
     /// Tasks waiting for the gate, first come first.
@@ -28,58 +30,79 @@ final class CRUDSessionGate: @unchecked Sendable {
     @usableFromInline
     init() {}
 
-    private var isFree: Bool { depth == 0 && !heldByTask }
+    private var isFree: Bool { !heldByThread && !heldByTask }
     private var tasksWaiting: Bool { nextTask < tasks.count }
+
+    /// Runs `body` holding the gate on the calling thread, taken as `lock()` does: what every
+    /// synchronous use of a shared session does, which finds the thread's holds once for both ends.
+    @usableFromInline @inline(__always)
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        try CRUDHeldGates.withCurrent { held in
+            if held.takeAgain(self) {
+                // Not the last hold: nothing to hand over.
+                defer { _ = held.giveBack(self) }
+                return try body()
+            }
+            lockWaiting(held)
+            defer { unlock(held) }
+            return try body()
+        }
+    }
 
     /// Takes the gate for the calling thread, waiting while another thread or a task holds it; the
     /// thread holding it takes it again at once.
     @usableFromInline
     func lock() {
-        let me = pthread_self()
+        CRUDHeldGates.withCurrent { held in
+            if !held.takeAgain(self) { lockWaiting(held) }
+        }
+    }
+
+    /// Takes the gate, which the thread does not hold, waiting while another thread or a task does.
+    private func lockWaiting(_ held: CRUDHeldGates) {
         condition.lock()
-        defer { condition.unlock() }
-        if depth > 0, let owner, pthread_equal(owner, me) != 0 {
-            depth += 1
-            return
-        }
         // A task waiting goes first when the gate last went to a thread, so threads cannot starve it.
-        if isFree, !(tasksWaiting && lastWentToThread) {
-            take(for: me)
-            return
+        if !isFree || (tasksWaiting && lastWentToThread) {
+            threadsWaiting += 1
+            while !isFree || (tasksWaiting && lastWentToThread) { condition.wait() }
+            threadsWaiting -= 1
         }
-        threadsWaiting += 1
-        while !isFree || (tasksWaiting && lastWentToThread) { condition.wait() }
-        threadsWaiting -= 1
-        take(for: me)
+        takeForThread()
+        condition.unlock()
+        held.add(self)
     }
 
     /// Takes the gate for the calling thread if it is free (or the thread's) at once.
     func tryLock() -> Bool {
-        let me = pthread_self()
-        condition.lock()
-        defer { condition.unlock() }
-        if depth > 0, let owner, pthread_equal(owner, me) != 0 {
-            depth += 1
+        CRUDHeldGates.withCurrent { held in
+            if held.takeAgain(self) { return true }
+            condition.lock()
+            guard isFree, !tasksWaiting else {
+                condition.unlock()
+                return false
+            }
+            takeForThread()
+            condition.unlock()
+            held.add(self)
             return true
         }
-        guard isFree, !tasksWaiting else { return false }
-        take(for: me)
-        return true
     }
 
-    private func take(for thread: pthread_t) {
-        owner = thread
-        depth = 1
+    private func takeForThread() {
+        heldByThread = true
         lastWentToThread = true
     }
 
     /// Gives back one hold of the calling thread's.
     @usableFromInline
     func unlock() {
+        CRUDHeldGates.withCurrent { unlock($0) }
+    }
+
+    private func unlock(_ held: CRUDHeldGates) {
+        guard held.giveBack(self) else { return }
         condition.lock()
-        depth -= 1
-        guard depth == 0 else { return condition.unlock() }
-        owner = nil
+        heldByThread = false
         let next = handOver()
         condition.unlock()
         next?.resume()
@@ -133,5 +156,85 @@ final class CRUDSessionGate: @unchecked Sendable {
         }
         if threadsWaiting > 0 { condition.broadcast() }
         return nil
+    }
+}
+
+/// The gates the current thread holds, with how many times over: a thread's own, kept in
+/// thread-local storage, so a thread taking again a gate it holds needs no lock.
+///
+/// Not `Sendable`: each thread's list is used by that thread alone.
+final class CRUDHeldGates {
+    /// The gate the thread took last, and how many times over: nearly always the only one.
+    @exclusivity(unchecked) private var innermost: ObjectIdentifier?
+    @exclusivity(unchecked) private var innermostDepth = 0
+    /// The gates it took before that one, and holds still, in the order taken.
+    @exclusivity(unchecked) private var outer: [(gate: ObjectIdentifier, depth: Int)] = []
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        // The thread's list goes with the thread.
+        pthread_key_create(&key) { CRUDHeldGates.release($0) }
+        return key
+    }()
+
+    /// Optional on Linux, not on Darwin: taken as optional for both.
+    private static func release(_ stored: UnsafeMutableRawPointer?) {
+        if let stored { Unmanaged<CRUDHeldGates>.fromOpaque(stored).release() }
+    }
+
+    /// Runs `body` with the current thread's list, made at its first use. Lent, not retained: the
+    /// thread keeps it until it ends.
+    @inline(__always)
+    static func withCurrent<T>(_ body: (CRUDHeldGates) throws -> T) rethrows -> T {
+        var stored = pthread_getspecific(key)
+        if stored == nil {
+            stored = Unmanaged.passRetained(CRUDHeldGates()).toOpaque()
+            pthread_setspecific(key, stored)
+        }
+        return try Unmanaged<CRUDHeldGates>.fromOpaque(stored!)._withUnsafeGuaranteedRef(body)
+    }
+
+    /// Counts one more hold of `gate` if the thread holds it already.
+    @inline(__always)
+    func takeAgain(_ gate: CRUDSessionGate) -> Bool {
+        let id = ObjectIdentifier(gate)
+        if innermost == id {
+            innermostDepth += 1
+            return true
+        }
+        guard let index = outer.lastIndex(where: { $0.gate == id }) else { return false }
+        outer[index].depth += 1
+        return true
+    }
+
+    /// The thread has taken `gate`.
+    func add(_ gate: CRUDSessionGate) {
+        if let innermost { outer.append((innermost, innermostDepth)) }
+        innermost = ObjectIdentifier(gate)
+        innermostDepth = 1
+    }
+
+    /// Counts one hold of `gate` fewer; `true` when that was the thread's last.
+    @inline(__always)
+    func giveBack(_ gate: CRUDSessionGate) -> Bool {
+        let id = ObjectIdentifier(gate)
+        if innermost == id {
+            innermostDepth -= 1
+            guard innermostDepth == 0 else { return false }
+            if let (gate, depth) = outer.popLast() {
+                innermost = gate
+                innermostDepth = depth
+            } else {
+                innermost = nil
+            }
+            return true
+        }
+        guard let index = outer.lastIndex(where: { $0.gate == id }) else {
+            preconditionFailure("a session's gate was given back by a thread that does not hold it")
+        }
+        outer[index].depth -= 1
+        guard outer[index].depth == 0 else { return false }
+        outer.remove(at: index)
+        return true
     }
 }
