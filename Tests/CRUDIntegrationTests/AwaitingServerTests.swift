@@ -92,6 +92,47 @@ struct AwaitingServerTests {
         try await db.shutdown()
     }
 
+    @Test("awaited inserts over several statements (more rows than one takes, returning a row each) run in one transaction: all rows or none, returned in order, observed once",
+          arguments: servers)
+    func insertsOverSeveralStatements(_ backend: Backend) async throws {
+        try await insertsOverSeveralStatements(backend.open())
+    }
+
+    func insertsOverSeveralStatements<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
+        let db = Database(configuration: configuration)
+        try await db.create(Course.self, policy: .dropTable)
+        let inserted = Collector<Int>()
+        let observer = db.observe(.insert, on: Course.self) { inserted.append($0) }
+        let courses = db.table(Course.self)
+        try await courses.insert(Course(id: 2_500, title: "taken"))
+        // Three statements of at most 1,000 rows; the last row collides, and none of the others stays.
+        let error = await #expect(throws: CRUDSQLExeError.self) {
+            try await courses.insert((1 ... 2_500).map { Course(id: $0, title: "course \($0)") })
+        }
+        #expect(error?.kind == .uniqueViolation, "\(String(describing: error))")
+        #expect(try await courses.count() == 1)
+        try await courses.insert((1 ... 2_499).map { Course(id: $0, title: "course \($0)") })
+        #expect(try await courses.count() == 2_500)
+        #expect(await inserted.wait { $0.count >= 2_500 }, "\(inserted.items.count)")
+        #expect(inserted.items.count == 2_500 && Set(inserted.items) == Set(1 ... 2_500))
+        observer.cancel()
+
+        try await db.sql("DROP TABLE IF EXISTS \(db.quote(ReturningItem.self))")
+        try await db.sql("CREATE TABLE \(db.quote(ReturningItem.self)) (id UUID PRIMARY KEY, def int DEFAULT 42)")
+        let items = db.table(ReturningItem.self)
+        let kept = ReturningItem(id: UUID())
+        #expect(try await items.returning(\.id, insert: kept) == kept.id)
+        await #expect(throws: CRUDSQLExeError.self) {
+            try await items.returning(insert: [ReturningItem(id: UUID()), ReturningItem(id: UUID()), kept], ignoreKeys: \.def)
+        }
+        #expect(try await items.count() == 1)
+        let fresh = (0 ..< 5).map { _ in ReturningItem(id: UUID()) }
+        #expect(try await items.returning(insert: fresh, ignoreKeys: \.def) == fresh.map { ReturningItem(id: $0.id, def: 42) })
+        #expect(try await items.returning(\.def, insert: [ReturningItem(id: UUID()), ReturningItem(id: UUID())], ignoreKeys: \.def) == [42, 42])
+        try await db.sql("DROP TABLE \(db.quote(ReturningItem.self))")
+        try await db.shutdown()
+    }
+
     @Test("a connection lost while a read waits fails that read with .connectionLost, and the next read reconnects", arguments: servers)
     func lostWhileWaiting(_ backend: Backend) async throws {
         try await lostWhileWaiting(backend.open(connections: 1, timeout: .seconds(30)), backend.open(), backend)

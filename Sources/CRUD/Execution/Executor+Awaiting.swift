@@ -140,32 +140,40 @@ extension CRUDExecutor {
         }
     }
 
-    /// Whether an async insert of `count` rows of `Model` is one statement that
-    /// `canAwaitServer(writing:)`: as many rows as the dialect takes in one statement of every column
-    /// (fewer columns take more).
+    /// `insert(_:columns:oneRowEach:plan:idColumn:returnsRows:row:)` awaiting the server, where it
+    /// `canAwaitServer(writing: .insert)`: as many rows a statement as the dialect takes (one where
+    /// `oneRowEach`), and the statements in one transaction when there are several.
+    /// - Throws: `CRUDSQLExeError`, `CRUDEncoderError`; what `row` throws.
     @inlinable
-    func canAwaitServer<Model: CRUDModel>(inserting count: Int, of model: Model.Type) -> Bool {
-        count <= dialect.rowsPerInsert(columns: max(1, Model.crudSchema.columns.count)) && canAwaitServer(writing: .insert)
-    }
-
-    /// `insert(_:columns:oneRowEach:plan:idColumn:returnsRows:row:)` awaiting the server, for rows
-    /// that `canAwaitServer(inserting:of:)`: one statement, from `plan` for their count.
-    /// - Throws: `CRUDSQLExeError`, `CRUDEncoderError`.
-    @inlinable
-    func insert<Model: CRUDModel>(_ instances: [Model], columns: () throws -> [Int]?,
-                                  plan: (CRUDChangeCapture, _ rows: Int, _ columns: [Int]?) throws -> CRUDStatementPlan) async throws
-        -> () throws -> Int? {
+    func insert<Model: CRUDModel>(_ instances: [Model], columns: () throws -> [Int]?, oneRowEach: Bool = false,
+                                  plan: (CRUDChangeCapture, _ rows: Int, _ columns: [Int]?) throws -> CRUDStatementPlan,
+                                  idColumn: Int = 0, returnsRows: Bool = false,
+                                  row: (Connection.Statement) throws -> Void = { _ in }) async throws -> () throws -> Int? {
         try await awaiting(.write) { session in
             let columns = Model.crudColumns(stamping: try columns(), for: .insert)
-            let width = columns?.count ?? Model.crudSchema.columns.count
+            guard !instances.isEmpty else { return { nil } }
             let instances = Model.crudStampedForInsert(instances)
+            let width = columns?.count ?? Model.crudSchema.columns.count
+            let perStatement = oneRowEach || width == 0 ? 1 : max(1, min(dialect.rowsPerInsert(columns: width), instances.count))
             let capture = session.changeCapture(for: Model.crudSchema, writing: .insert)
-            let text = try render(try plan(capture, instances.count, columns))
-            try await session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter, bind: { binder in
-                for (row, instance) in instances.enumerated() { try instance.crudBind(columns: columns, to: &binder, from: row * width) }
-            }) {
-                try session.step($0, writing: .insert, in: Model.crudSchema.name, capture: capture)
+            let table = Model.crudSchema.name
+            func all() async throws {
+                var first = 0
+                while first < instances.count {
+                    let count = min(perStatement, instances.count - first)
+                    let text = try render(try plan(capture, count, columns))
+                    try await session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter, bind: { binder in
+                        for inStatement in 0 ..< count {
+                            try instances[first + inStatement].crudBind(columns: columns, to: &binder, from: inStatement * width)
+                        }
+                    }) {
+                        try session.stepInsert($0, rows: count, in: table, capture: capture, idColumn: idColumn, returnsRows: returnsRows,
+                                               sql: text.sql, row: row)
+                    }
+                    first += count
+                }
             }
+            if instances.count > perStatement { try await session.transaction(.default, all) } else { try await all() }
             return lastInsertId(after: session)
         }
     }

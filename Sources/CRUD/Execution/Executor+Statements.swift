@@ -127,18 +127,8 @@ extension CRUDExecutor {
                         for inStatement in 0 ..< count {
                             try instances[start + inStatement].crudBind(columns: columns, to: &binder, from: inStatement * width)
                         }
-                        guard returnsRows else {
-                            try session.step(statement, writing: .insert, in: table, capture: capture, idColumn: idColumn)
-                            continue
-                        }
-                        var returned = 0
-                        try session.step(statement, writing: .insert, in: table, capture: capture, idColumn: idColumn) { statement in
-                            returned += 1
-                            try row(statement)
-                        }
-                        guard returned == count else {
-                            throw CRUDSQLExeError("INSERT … RETURNING gave \(returned) rows for \(count)", sql: text.sql)
-                        }
+                        try session.stepInsert(statement, rows: count, in: table, capture: capture, idColumn: idColumn,
+                                               returnsRows: returnsRows, sql: text.sql, row: row)
                     }
                 }
             }

@@ -108,6 +108,22 @@ extension CRUDSession {
         committed()
     }
 
+    /// `transaction(_:_:)` awaiting the server: `body` runs in a transaction of `mode`, or a
+    /// savepoint inside one, committed when it returns and rolled back when it throws.
+    /// - Throws: what `body` throws; `CRUDSQLExeError` when the transaction cannot begin or commit.
+    @usableFromInline
+    func transaction<T>(_ mode: TransactionMode, _ body: () async throws -> T) async throws -> T {
+        try await begin(mode)
+        do {
+            let result = try await body()
+            try await commit()
+            return result
+        } catch {
+            await rollBack()
+            throw error
+        }
+    }
+
     /// `rollBack()` awaiting the server.
     func rollBack() async {
         do {

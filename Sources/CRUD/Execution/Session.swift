@@ -357,6 +357,21 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
         return recorder.statementStart
     }
 
+    /// Steps an insert of `rows` rows into `table`, bound: records them for the observers, and where
+    /// it `returnsRows` hands each returned row to `row`.
+    /// - Throws: `CRUDSQLExeError`, also when the database returned another number of rows; what `row` throws.
+    @usableFromInline
+    func stepInsert(_ statement: Connection.Statement, rows: Int, in table: String, capture: CRUDChangeCapture, idColumn: Int,
+                    returnsRows: Bool, sql: String, row: (Connection.Statement) throws -> Void) throws {
+        guard returnsRows else { return try step(statement, writing: .insert, in: table, capture: capture, idColumn: idColumn) }
+        var returned = 0
+        try step(statement, writing: .insert, in: table, capture: capture, idColumn: idColumn) { statement in
+            returned += 1
+            try row(statement)
+        }
+        guard returned == rows else { throw CRUDSQLExeError("INSERT … RETURNING gave \(returned) rows for \(rows)", sql: sql) }
+    }
+
     /// After a statement: outside a transaction it committed on its own, so its changes go to the
     /// observers now.
     @usableFromInline

@@ -90,13 +90,13 @@ extension InsertAble {
     }
 
     /// Inserts `instances`, their `columns` (every column when `nil`) worked out inside the
-    /// executor's boundary: in one statement in the caller's task where it can await the server,
-    /// else as the synchronous form does, run by `perform`.
+    /// executor's boundary: in the caller's task where it can await the server, else as the
+    /// synchronous form does, run by `perform`.
     @inlinable
     func insertRows(_ instances: [InsertForm], columns: @escaping () throws -> [Int]?) async throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
         let executor = insertionTable.executor
-        guard !instances.isEmpty, executor.canAwaitServer(inserting: instances.count, of: InsertForm.self) else {
+        guard !instances.isEmpty, executor.canAwaitServer(writing: .insert) else {
             return try await executor.perform(.write) { try self.insertRows(instances, columns: try columns()) }
         }
         return Insert(lastInsertId: try await executor.insert(instances, columns: columns, plan: Self.insertPlan))
@@ -189,10 +189,23 @@ extension Table {
     }
 
     /// Inserts the named columns (all when `columns` is `nil`) and returns what `read` reads from
-    /// each stored row (the column `returning` names, or the whole row), on a connection's queue.
+    /// each stored row (the column `returning` names, or the whole row): in the caller's task where
+    /// it can await the server, else on a connection's queue.
     private func insertReturning<T>(_ instances: [A], columns: @escaping () throws -> [Int]?, returning: PartialKeyPath<A>?,
                                     _ read: @escaping (D.Configuration.Connection.Statement) throws -> T) async throws -> [T] {
-        try await executor.perform(.write) { try self.insertReturning(instances, columns: try columns(), returning: returning, read) }
+        guard executor.canAwaitServer(writing: .insert) else {
+            return try await executor.perform(.write) { try self.insertReturning(instances, columns: try columns(), returning: returning, read) }
+        }
+        let dialect = executor.dialect
+        var results: [T] = []
+        results.reserveCapacity(instances.count)
+        _ = try await executor.insert(instances, columns: {
+            try dialect.requireReturning(from: .insert)
+            return try columns()
+        }, oneRowEach: true, plan: Self.returningInsertPlan(returning), idColumn: Self.returningIdColumn(returning), returnsRows: true) {
+            results.append(try read($0))
+        }
+        return results
     }
 
     /// Inserts `instances` and returns the stored value of `returning` for each, in order.

@@ -7,18 +7,30 @@ extension Table {
     /// are checked inside the executor's boundary.
     func insertReturning<T>(_ instances: [A], columns: @autoclosure () throws -> [Int]?, returning: PartialKeyPath<A>?,
                             _ read: (D.Configuration.Connection.Statement) throws -> T) throws -> [T] {
-        let schema = A.crudSchema
         let dialect = executor.dialect
         var results: [T] = []
         results.reserveCapacity(instances.count)
         _ = try executor.insert(instances, columns: {
             try dialect.requireReturning(from: .insert)
             return try columns()
-        }, oneRowEach: true, plan: { capture, _, columns in
-            let returned = try returning.map { try A.crudColumns([$0], for: "returning") } ?? Array(schema.columns.indices)
-            return .insert(schema, columns: columns, rows: 1, returning: returned + capture.returning)
-        }, idColumn: returning == nil ? schema.columns.count : 1, returnsRows: true) { results.append(try read($0)) }
+        }, oneRowEach: true, plan: Self.returningInsertPlan(returning), idColumn: Self.returningIdColumn(returning), returnsRows: true) {
+            results.append(try read($0))
+        }
         return results
+    }
+
+    /// The plan of a one-row insert that returns the column `returning` names, or the whole row
+    /// when it is `nil`, and what the observers need.
+    static func returningInsertPlan(_ returning: PartialKeyPath<A>?) -> (CRUDChangeCapture, Int, [Int]?) throws -> CRUDStatementPlan {
+        { capture, _, columns in
+            let returned = try returning.map { try A.crudColumns([$0], for: "returning") } ?? Array(A.crudSchema.columns.indices)
+            return .insert(A.crudSchema, columns: columns, rows: 1, returning: returned + capture.returning)
+        }
+    }
+
+    /// Where the returned row of such an insert has the id the observers need: after the returned columns.
+    static func returningIdColumn(_ returning: PartialKeyPath<A>?) -> Int {
+        returning == nil ? A.crudSchema.columns.count : 1
     }
 
     /// Inserts `instances` and returns the stored value of `returning` for each, in order.
