@@ -92,13 +92,13 @@ struct AwaitingServerTests {
         try await db.shutdown()
     }
 
-    @Test("awaited inserts over several statements (more rows than one takes, returning a row each) run in one transaction: all rows or none, returned in order, observed once",
+    @Test("awaited inserts over several statements (more rows than one takes, returning a row each) run in one transaction: all rows or none, returned in order, observed once; an update returns its rows",
           arguments: servers)
     func insertsOverSeveralStatements(_ backend: Backend) async throws {
-        try await insertsOverSeveralStatements(backend.open())
+        try await insertsOverSeveralStatements(backend.open(), backend)
     }
 
-    func insertsOverSeveralStatements<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
+    func insertsOverSeveralStatements<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) async throws {
         let db = Database(configuration: configuration)
         try await db.create(Course.self, policy: .dropTable)
         let inserted = Collector<Int>()
@@ -129,6 +129,13 @@ struct AwaitingServerTests {
         let fresh = (0 ..< 5).map { _ in ReturningItem(id: UUID()) }
         #expect(try await items.returning(insert: fresh, ignoreKeys: \.def) == fresh.map { ReturningItem(id: $0.id, def: 42) })
         #expect(try await items.returning(\.def, insert: [ReturningItem(id: UUID()), ReturningItem(id: UUID())], ignoreKeys: \.def) == [42, 42])
+        // An update's returning, where the database has UPDATE … RETURNING.
+        let keptRow = items.where(\ReturningItem.id == kept.id)
+        if backend == .postgres {
+            #expect(try await keptRow.returning(\.def, update: ReturningItem(id: kept.id, def: 7), setKeys: \.def) == [7])
+        } else {
+            await #expect(throws: CRUDSQLGenError.self) { try await keptRow.returning(\.def, update: ReturningItem(id: kept.id, def: 7)) }
+        }
         try await db.sql("DROP TABLE \(db.quote(ReturningItem.self))")
         try await db.shutdown()
     }

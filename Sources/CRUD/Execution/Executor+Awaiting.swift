@@ -123,18 +123,20 @@ extension CRUDExecutor {
     }
 
     /// `write(_:on:columns:plan:idsOf:bind:idColumn:row:)` awaiting the server, for a write that
-    /// `canAwaitServer(writing:)` and returns no rows of its own.
+    /// `canAwaitServer(writing:)`: `row` reads each row it returns (an update's `returning`), whose
+    /// id observers need is result column `idColumn`.
     /// - Throws: `CRUDSQLExeError`, `CRUDEncoderError`; what the closures throw.
     func write(_ kind: CRUDChangeKind, on schema: CRUDTableSchema, columns: () throws -> [Int]? = { nil },
                plan: (CRUDChangeCapture, _ columns: [Int]?) throws -> CRUDStatementPlan,
-               bind: (inout Connection.Statement, _ columns: [Int]?) throws -> Void = { _, _ in }) async throws -> Int {
+               bind: (inout Connection.Statement, _ columns: [Int]?) throws -> Void = { _, _ in },
+               idColumn: Int = 0, row: (Connection.Statement) throws -> Void = { _ in }) async throws -> Int {
         try await awaiting(.write) { session in
             let columns = try columns()
             let capture = session.changeCapture(for: schema, writing: kind)
             let text = try render(try plan(capture, columns))
             return try await session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter,
                                                    bind: { try bind(&$0, columns) }) {
-                try session.step($0, writing: kind, in: schema.name, capture: capture)
+                try session.step($0, writing: kind, in: schema.name, capture: capture, idColumn: idColumn, row: row)
                 return $0.changedRows
             }
         }

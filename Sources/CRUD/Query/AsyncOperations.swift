@@ -147,16 +147,14 @@ extension UpdateAble {
 
     /// Updates the matching rows and returns `returning` of each.
     public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm) async throws -> [R] {
-        try await executor.perform(.write) { try self.updateReturning(returning, instance, columns: nil) }
+        try await updateReturning(returning, instance) { nil }
     }
 
     /// Updates the named columns of the matching rows and returns `returning` of each updated row.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm,
                                         setKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) async throws -> [R] {
-        try await executor.perform(.write) {
-            try self.updateReturning(returning, instance, columns: try OverAllForm.crudColumns([setKeys] + rest, for: "update"))
-        }
+        try await updateReturning(returning, instance) { try OverAllForm.crudColumns([setKeys] + rest, for: "update") }
     }
 
     /// Updates every column but the named ones of the matching rows and returns `returning` of each
@@ -164,9 +162,24 @@ extension UpdateAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
     public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm,
                                         ignoreKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) async throws -> [R] {
-        try await executor.perform(.write) {
-            try self.updateReturning(returning, instance, columns: try OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update"))
+        try await updateReturning(returning, instance) { try OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update") }
+    }
+
+    /// Updates the matching rows' `columns` (every column when `nil`), worked out inside the
+    /// executor's boundary, and returns `keyPath` of each updated row: in the caller's task where
+    /// the update can await the server, else on a connection's queue.
+    private func updateReturning<R: CRUDValue>(_ keyPath: KeyPath<OverAllForm, R>, _ instance: OverAllForm,
+                                               columns: @escaping () throws -> [Int]?) async throws -> [R] {
+        guard executor.canAwaitServer(writing: .update) else {
+            return try await executor.perform(.write) { try self.updateReturning(keyPath, instance, columns: try columns()) }
         }
+        let update = CRUDStampedUpdate(instance)
+        var results: [R] = []
+        _ = try await executor.write(.update, on: OverAllForm.crudSchema, columns: { try update.columns(columns) },
+                                     plan: returningUpdatePlan(keyPath), bind: { try update.bind(&$0, $1) }, idColumn: 1) {
+            results.append(try R(crudRow: $0, column: 0))
+        }
+        return results
     }
 }
 

@@ -132,11 +132,17 @@ extension UpdateAble {
         _ = try writeUpdate(instance, columns: {
             try dialect.requireReturning(from: .update)
             return try columns()
-        }, plan: { capture, columns in
+        }, plan: returningUpdatePlan(keyPath), idColumn: 1) { results.append(try R(crudRow: $0, column: 0)) }
+        return results
+    }
+
+    /// The plan of an update of the matching rows that returns the column `keyPath` names, and
+    /// what the observers need.
+    func returningUpdatePlan<R: CRUDValue>(_ keyPath: KeyPath<OverAllForm, R>) -> (CRUDChangeCapture, [Int]?) throws -> CRUDStatementPlan {
+        { capture, columns in
             let returned = try OverAllForm.crudColumns([keyPath], for: "returning")
             return .update(plan, columns: columns, returning: returned + capture.returning)
-        }, idColumn: 1) { results.append(try R(crudRow: $0, column: 0)) }
-        return results
+        }
     }
 
     /// Updates the matching rows with every column and returns `returning` of each updated row.
