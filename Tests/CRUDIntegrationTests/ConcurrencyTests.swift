@@ -187,8 +187,10 @@ struct ConcurrencyTests {
                 }
                 try await group.waitForAll()
             }
-            // Nothing is published before the commit.
+            // Nothing is published before the commit; a page reads the transaction's own rows.
             #expect(inserted.items.isEmpty, "\(inserted.items)")
+            #expect(try await tx.table(Course.self).page(2, size: 5) == CRUDPage(items: (6 ... 10).map { Course(id: $0, title: "course \($0)") },
+                                                                                total: 16, number: 2, size: 5))
             return try await tx.table(Course.self).count()
         }
         #expect(counted == 16)

@@ -184,8 +184,28 @@ extension CRUDExecutor {
     /// transaction or not.
     /// - Throws: `CRUDSQLGenError`.
     @usableFromInline
-    func selectQuery(_ plan: CRUDQueryPlan, inTransaction: Bool) throws -> (sql: String, parameters: [CRUDDatabaseValue]) {
+    func selectQuery(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit? = nil, inTransaction: Bool) throws
+        -> (sql: String, parameters: [CRUDDatabaseValue]) {
         try plan.validate(inTransaction: inTransaction)
-        return try SelectCache.shared.select(plan, limit: plan.limit, dialect: selectDialect)
+        return try SelectCache.shared.select(plan, limit: limit ?? plan.limit, dialect: selectDialect)
+    }
+
+    /// `page(_:size:)` of a join-free query awaiting the server: the count of `paged`'s rows and the
+    /// page's rows, read in one snapshot (the caller's transaction, or a read-only one of their own).
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError` naming the model.
+    @inlinable
+    func page<Model: CRUDModel>(_ paged: (rows: CRUDQueryPlan, limit: CRUDQueryPlan.Limit, counted: CRUDQueryPlan), number: Int, size: Int,
+                                as model: Model.Type) async throws -> CRUDPage<Model> {
+        try await awaiting(.read) { session in
+            func read() async throws -> CRUDPage<Model> {
+                let counted = try render(.count(paged.counted))
+                let total = try await session.withStatement(counted.sql, counted.parameters, firstParameter: counted.firstParameter,
+                                                            read: Self.readCount)
+                let query = try selectQuery(paged.rows, limit: paged.limit, inTransaction: true)
+                let items: [Model] = try await session.withStatement(query.sql, query.parameters, read: Self.readAll)
+                return CRUDPage(items: items, total: total, number: number, size: size)
+            }
+            return session.transactionDepth > 0 ? try await read() : try await session.transaction(dialect.snapshotTransaction, read)
+        }
     }
 }
