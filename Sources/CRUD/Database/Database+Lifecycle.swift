@@ -8,7 +8,8 @@ extension Database {
     /// - Throws: `CRUDSQLExeError` saying why not: of kind `.connectionLost` for a server that
     ///   cannot be reached, `.shutDown` after `shutdown()`.
     public func ping() async throws {
-        try await executor.perform(.read) { try executor.ping() }
+        guard executor.canAwaitServer else { return try await executor.perform(.read) { try executor.ping() } }
+        try await executor.query(.read, plan: { .ping }) { _ = try $0.step() }
     }
 
     /// The same, blocking the calling thread.
