@@ -1,8 +1,9 @@
-/// Async reads and one-statement writes on a driver that executes without blocking (PostgreSQL's,
-/// MySQL's): they run in the caller's own task, which suspends while it waits for a connection and
-/// for the server's answer (`CRUDEventLoop`), so no thread is held for it, and reads the rows from
-/// the answer. The chain's async operations come here where `canAwaitServer`, and go through
-/// `perform` otherwise; each shares its plan, binding and reading with the synchronous form.
+/// Async reads, writes and pages on a driver that executes without blocking (PostgreSQL's,
+/// MySQL's): they run in the caller's own task, which suspends while it waits for a connection (or
+/// its transaction's, `CRUDSessionGate`) and for the server's answer (`CRUDEventLoop`), so no
+/// thread is held for it, and reads the rows from the answer. The chain's async operations come
+/// here where `canAwaitServer`, and go through `perform` otherwise; each shares its plan, binding
+/// and reading with the synchronous form.
 extension CRUDExecutor {
     /// Whether an async read of the current task can run in the task itself: the driver executes
     /// without blocking, and the task does not run on `CRUDThreads`, whose threads are there to
