@@ -140,6 +140,29 @@ struct AwaitingServerTests {
         try await db.shutdown()
     }
 
+    @Test("an awaited join reads a transaction's own rows, each parent with its limited children; outside one it reads a snapshot of its own",
+          arguments: servers)
+    func joins(_ backend: Backend) async throws {
+        try await joins(backend.open())
+    }
+
+    func joins<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
+        let db = Database(configuration: configuration)
+        try await db.create(Shelf.self, policy: .dropTable)
+        try await db.create(Book.self, policy: .dropTable)
+        let shelves = db.table(Shelf.self).order(by: \.id)
+        try await db.transaction { tx in
+            try await tx.table(Shelf.self).insert([Shelf(id: 1, bookCount: 3), Shelf(id: 2, bookCount: 0)])
+            try await tx.table(Book.self).insert([Book(id: 1, shelfId: 1), Book(id: 2, shelfId: 1), Book(id: 3, shelfId: 1)])
+            let read = try await shelves.join(\.books, on: \.id, equals: \.shelfId).order(by: \.id).limit(2).select()
+            #expect(read.map(\.id) == [1, 2])
+            #expect(read.map { $0.books?.map(\.id) } == [[1, 2], []])
+        }
+        let committed = try await shelves.join(\.books, on: \.id, equals: \.shelfId).select()
+        #expect(committed.map { $0.books?.map(\.id).sorted() } == [[1, 2, 3], []])
+        try await db.shutdown()
+    }
+
     @Test("a connection lost while a read waits fails that read with .connectionLost, and the next read reconnects", arguments: servers)
     func lostWhileWaiting(_ backend: Backend) async throws {
         try await lostWhileWaiting(backend.open(connections: 1, timeout: .seconds(30)), backend.open(), backend)

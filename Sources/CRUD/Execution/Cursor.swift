@@ -65,17 +65,7 @@ public final class CRUDCursor<Model: CRUDModel, Connection: CRUDConnection> {
                 try session.begin(executor.dialect.snapshotTransaction)
                 ownsSnapshot = true
             }
-            var joins: [JoinedChildren<Connection>?] = []
-            for index in plan.joins.indices {
-                let join = plan.joins[index]
-                if joins.count <= join.relation { joins += repeatElement(nil, count: join.relation + 1 - joins.count) }
-                let children = try executor.render(.children(plan, join: index, limit: limit))
-                joins[join.relation] = JoinedChildren(
-                    parentColumn: join.parentColumn, keyType: plan.root.crudSchema.columns[join.parentColumn].type, sql: children.sql,
-                    parameters: children.parameters, keyColumn: join.pivot == nil ? join.childColumn : join.model.crudSchema.columns.count,
-                    limit: join.limit, session: session)
-            }
-            self.joins = joins
+            joins = try executor.joinedChildren(plan, limit: limit, on: session)
             let (sql, parameters) = try SelectCache.shared.select(plan, limit: limit, dialect: executor.selectDialect)
             self.sql = sql
             measurement = session.instruments?.start(sql)
@@ -194,6 +184,23 @@ extension CRUDCursor {
 }
 
 extension CRUDExecutor {
+    /// The children of each relation `plan` joins, by relation position (`nil` for one it does not
+    /// join), read on `session` when a root row first asks for them.
+    /// - Throws: `CRUDSQLGenError`.
+    func joinedChildren(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, on session: Session) throws -> [JoinedChildren<Connection>?] {
+        var joins: [JoinedChildren<Connection>?] = []
+        for index in plan.joins.indices {
+            let join = plan.joins[index]
+            if joins.count <= join.relation { joins += repeatElement(nil, count: join.relation + 1 - joins.count) }
+            let children = try render(.children(plan, join: index, limit: limit))
+            joins[join.relation] = JoinedChildren(
+                parentColumn: join.parentColumn, keyType: plan.root.crudSchema.columns[join.parentColumn].type, sql: children.sql,
+                parameters: children.parameters, keyColumn: join.pivot == nil ? join.childColumn : join.model.crudSchema.columns.count,
+                limit: join.limit, session: session)
+        }
+        return joins
+    }
+
     /// A cursor over `plan`'s rows, at most `limit`: the funnel's entry for a read whose rows the
     /// caller takes one at a time. A task may keep it across its awaits (`hold`).
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.

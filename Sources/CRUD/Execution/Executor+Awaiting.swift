@@ -111,6 +111,31 @@ extension CRUDExecutor {
         }
     }
 
+    /// Every row of a `plan` that joins, awaiting the server: each join's children read first, then
+    /// the root rows, all in one snapshot (the caller's transaction, or a read-only one of their own),
+    /// as the cursor reads them.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError` naming the model.
+    @inlinable
+    func joinedRows<Model: CRUDModel>(_ plan: CRUDQueryPlan, as model: Model.Type) async throws -> [Model] {
+        try await awaiting(.read) { session in
+            let query = try selectQuery(plan, inTransaction: session.transactionDepth > 0)
+            func read() async throws -> [Model] {
+                let joins = try await preloadedChildren(plan, on: session)
+                return try await session.withStatement(query.sql, query.parameters, read: { try Self.readAll($0, joins: joins) })
+            }
+            return session.transactionDepth > 0 ? try await read() : try await session.transaction(dialect.snapshotTransaction, read)
+        }
+    }
+
+    /// The children of each relation `plan` joins, read now, awaiting the server.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError` naming the child model.
+    @usableFromInline
+    func preloadedChildren(_ plan: CRUDQueryPlan, on session: CRUDSession<Connection>) async throws -> [JoinedChildren<Connection>?] {
+        let joins = try joinedChildren(plan, limit: plan.limit, on: session)
+        for join in plan.joins { try await joins[join.relation]?.preload(join.model) }
+        return joins
+    }
+
     /// `raw(_:_:_:)` awaiting the server: the user's statement `sql` with `bindings`, whose rows
     /// `read` reads, refused afterwards when it controlled a transaction.
     /// - Throws: `CRUDSQLExeError`, `CRUDSQLGenError`; what `read` throws.

@@ -39,9 +39,22 @@ extension CRUDExecutor {
     /// - Throws: `CRUDSQLExeError`, `CRUDDecoderError` naming the model.
     @inlinable @inline(__always)
     static func readAll<Model: CRUDModel>(_ statement: Connection.Statement) throws -> [Model] {
+        try readAll(statement) { try Model(crudRow: $0) }
+    }
+
+    /// Every row of a joined query, whose relations `joins` holds.
+    /// - Throws: `CRUDSQLExeError`, `CRUDDecoderError` naming the model.
+    @inlinable
+    static func readAll<Model: CRUDModel>(_ statement: Connection.Statement, joins: [JoinedChildren<Connection>?]) throws -> [Model] {
+        try readAll(statement) { try Model(crudRow: JoinedRow<Connection>(base: $0, joins: joins)) }
+    }
+
+    /// Every row `statement` steps to, each as `read` reads it.
+    @inlinable @inline(__always)
+    static func readAll<Model: CRUDModel>(_ statement: Connection.Statement, _ read: (Connection.Statement) throws -> Model) throws -> [Model] {
         var rows: [Model] = []
         do {
-            while try statement.step() { rows.append(try Model(crudRow: statement)) }
+            while try statement.step() { rows.append(try read(statement)) }
         } catch let decoding as CRUDDecoderError {
             throw decoding.reading(Model.self)
         }

@@ -54,36 +54,53 @@ final class JoinedChildren<Connection: CRUDConnection> {
         return loaded.byValue[try CRUDDatabaseValue(reading: row, column: parentColumn, as: keyType)] ?? []
     }
 
-    /// Runs the child query and groups its rows, keeping at most the join's limit per parent. The
-    /// query's `key IN (…)` never yields a NULL key. The groups are built in locals and stored once,
-    /// so no row pays for access checks on the class's properties.
+    /// Runs the child query and groups its rows.
     @inlinable
     func load<Child: CRUDModel>(_: Child.Type) throws -> ChildGroups<Child> {
+        try session.withStatement(sql, parameters) { try group($0, as: Child.self) }
+    }
+
+    /// Loads the children of the join's declared `model` before the root rows are read, awaiting
+    /// the server: for a read whose root rows come from an answer already in.
+    /// - Throws: `CRUDSQLExeError`, `CRUDDecoderError`.
+    func preload(_ model: any CRUDModel.Type) async throws {
+        groups = try await preloaded(model)
+    }
+
+    /// The groups as `groups` keeps them, so that `model`'s type is opened for the call.
+    private func preloaded<Child: CRUDModel>(_: Child.Type) async throws -> AnyObject {
+        try await session.withStatement(sql, parameters, read: { try group($0, as: Child.self) })
+    }
+
+    /// Groups the rows of the child query, which `statement` runs, keeping at most the join's limit
+    /// per parent. The query's `key IN (…)` never yields a NULL key. The groups are built in locals
+    /// and stored once, so no row pays for access checks on the class's properties.
+    /// - Throws: `CRUDSQLExeError`, `CRUDDecoderError` naming the child model.
+    @inlinable
+    func group<Child: CRUDModel>(_ statement: Connection.Statement, as _: Child.Type) throws -> ChildGroups<Child> {
         var byInteger: [Int64: [Child]] = [:]
         var byValue: [CRUDDatabaseValue: [Child]] = [:]
         let integerKeys = integerKeys
         let (keyColumn, keyType, limit) = (keyColumn, keyType, limit)
-        try session.withStatement(sql, parameters) { statement in
-            var seen: [CRUDDatabaseValue: Int] = [:]
-            while try statement.step() {
-                if let limit {
-                    let key = try CRUDDatabaseValue(reading: statement, column: keyColumn, as: keyType)
-                    let position = seen[key, default: 0]
-                    seen[key] = position + 1
-                    if position < limit.skip { continue }
-                    if let max = limit.max, position - limit.skip >= max { continue }
-                }
-                let child: Child
-                do {
-                    child = try Child(crudRow: statement)
-                } catch let error as CRUDDecoderError {
-                    throw error.reading(Child.self)
-                }
-                if integerKeys {
-                    byInteger[try statement.readInt64(keyColumn), default: []].append(child)
-                } else {
-                    byValue[try CRUDDatabaseValue(reading: statement, column: keyColumn, as: keyType), default: []].append(child)
-                }
+        var seen: [CRUDDatabaseValue: Int] = [:]
+        while try statement.step() {
+            if let limit {
+                let key = try CRUDDatabaseValue(reading: statement, column: keyColumn, as: keyType)
+                let position = seen[key, default: 0]
+                seen[key] = position + 1
+                if position < limit.skip { continue }
+                if let max = limit.max, position - limit.skip >= max { continue }
+            }
+            let child: Child
+            do {
+                child = try Child(crudRow: statement)
+            } catch let error as CRUDDecoderError {
+                throw error.reading(Child.self)
+            }
+            if integerKeys {
+                byInteger[try statement.readInt64(keyColumn), default: []].append(child)
+            } else {
+                byValue[try CRUDDatabaseValue(reading: statement, column: keyColumn, as: keyType), default: []].append(child)
             }
         }
         let loaded = ChildGroups<Child>()

@@ -15,7 +15,8 @@ extension SelectAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
     @inlinable
     public func select() async throws -> Select<OverAllForm, Self> {
-        guard executor.canAwaitServer, plan.isJoinFree else { return try await executor.perform(.read) { try self.select() } }
+        guard executor.canAwaitServer else { return try await executor.perform(.read) { try self.select() } }
+        guard plan.isJoinFree else { return Select(rows: try await executor.joinedRows(plan, as: OverAllForm.self)) }
         return Select(rows: try await executor.rows(plan, as: OverAllForm.self))
     }
 
