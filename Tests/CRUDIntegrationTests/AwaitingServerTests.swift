@@ -140,7 +140,7 @@ struct AwaitingServerTests {
         try await db.shutdown()
     }
 
-    @Test("an awaited join reads a transaction's own rows, each parent with its limited children; outside one it reads a snapshot of its own",
+    @Test("an awaited join (select, first) reads a transaction's own rows, each parent with its limited children; outside one it reads a snapshot of its own",
           arguments: servers)
     func joins(_ backend: Backend) async throws {
         try await joins(backend.open())
@@ -160,6 +160,8 @@ struct AwaitingServerTests {
         }
         let committed = try await shelves.join(\.books, on: \.id, equals: \.shelfId).select()
         #expect(committed.map { $0.books?.map(\.id).sorted() } == [[1, 2, 3], []])
+        let first = try await shelves.join(\.books, on: \.id, equals: \.shelfId).order(by: \.id).first()
+        #expect(first?.id == 1 && first?.books?.map(\.id) == [1, 2, 3], "\(String(describing: first))")
         try await db.shutdown()
     }
 

@@ -111,27 +111,30 @@ extension CRUDExecutor {
         }
     }
 
-    /// Every row of a `plan` that joins, awaiting the server: each join's children read first, then
-    /// the root rows, all in one snapshot (the caller's transaction, or a read-only one of their own),
-    /// as the cursor reads them.
+    /// Every row of a `plan` that joins, at most `limit` (the plan's own when `nil`), awaiting the
+    /// server: each join's children read first, then the root rows, all in one snapshot (the
+    /// caller's transaction, or a read-only one of their own), as the cursor reads them.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError` naming the model.
     @inlinable
-    func joinedRows<Model: CRUDModel>(_ plan: CRUDQueryPlan, as model: Model.Type) async throws -> [Model] {
+    func joinedRows<Model: CRUDModel>(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit? = nil, as model: Model.Type) async throws -> [Model] {
         try await awaiting(.read) { session in
-            let query = try selectQuery(plan, inTransaction: session.transactionDepth > 0)
+            let limit = limit ?? plan.limit
+            let query = try selectQuery(plan, limit: limit, inTransaction: session.transactionDepth > 0)
             func read() async throws -> [Model] {
-                let joins = try await preloadedChildren(plan, on: session)
+                let joins = try await preloadedChildren(plan, limit: limit, on: session)
                 return try await session.withStatement(query.sql, query.parameters, read: { try Self.readAll($0, joins: joins) })
             }
             return session.transactionDepth > 0 ? try await read() : try await session.transaction(dialect.snapshotTransaction, read)
         }
     }
 
-    /// The children of each relation `plan` joins, read now, awaiting the server.
+    /// The children of each relation `plan` joins, of the root rows within `limit`, read now,
+    /// awaiting the server.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError` naming the child model.
     @usableFromInline
-    func preloadedChildren(_ plan: CRUDQueryPlan, on session: CRUDSession<Connection>) async throws -> [JoinedChildren<Connection>?] {
-        let joins = try joinedChildren(plan, limit: plan.limit, on: session)
+    func preloadedChildren(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, on session: CRUDSession<Connection>) async throws
+        -> [JoinedChildren<Connection>?] {
+        let joins = try joinedChildren(plan, limit: limit, on: session)
         for join in plan.joins { try await joins[join.relation]?.preload(join.model) }
         return joins
     }

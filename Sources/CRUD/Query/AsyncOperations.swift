@@ -39,7 +39,8 @@ extension SelectAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
     @inlinable
     public func first() async throws -> OverAllForm? {
-        guard executor.canAwaitServer, plan.isJoinFree else { return try await executor.perform(.read) { try self.first() } }
+        guard executor.canAwaitServer else { return try await executor.perform(.read) { try self.first() } }
+        guard plan.isJoinFree else { return try await executor.joinedRows(plan, limit: plan.firstLimit, as: OverAllForm.self).first }
         return try await executor.firstRow(plan, as: OverAllForm.self)
     }
 }
