@@ -219,19 +219,26 @@ extension CRUDExecutor {
         return try SelectCache.shared.select(plan, limit: limit ?? plan.limit, dialect: selectDialect)
     }
 
-    /// `page(_:size:)` of a join-free query awaiting the server: the count of `paged`'s rows and the
-    /// page's rows, read in one snapshot (the caller's transaction, or a read-only one of their own).
+    /// `page(_:size:)` awaiting the server: the count of `paged`'s rows and the page's rows (of root
+    /// rows with their children, for a query that joins), read in one snapshot (the caller's
+    /// transaction, or a read-only one of their own).
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError` naming the model.
     @inlinable
     func page<Model: CRUDModel>(_ paged: (rows: CRUDQueryPlan, limit: CRUDQueryPlan.Limit, counted: CRUDQueryPlan), number: Int, size: Int,
                                 as model: Model.Type) async throws -> CRUDPage<Model> {
         try await awaiting(.read) { session in
+            let query = try selectQuery(paged.rows, limit: paged.limit, inTransaction: session.transactionDepth > 0)
             func read() async throws -> CRUDPage<Model> {
                 let counted = try render(.count(paged.counted))
                 let total = try await session.withStatement(counted.sql, counted.parameters, firstParameter: counted.firstParameter,
                                                             read: Self.readCount)
-                let query = try selectQuery(paged.rows, limit: paged.limit, inTransaction: true)
-                let items: [Model] = try await session.withStatement(query.sql, query.parameters, read: Self.readAll)
+                let items: [Model]
+                if paged.rows.isJoinFree {
+                    items = try await session.withStatement(query.sql, query.parameters, read: Self.readAll)
+                } else {
+                    let joins = try await preloadedChildren(paged.rows, limit: paged.limit, on: session)
+                    items = try await session.withStatement(query.sql, query.parameters, read: { try Self.readAll($0, joins: joins) })
+                }
                 return CRUDPage(items: items, total: total, number: number, size: size)
             }
             return session.transactionDepth > 0 ? try await read() : try await session.transaction(dialect.snapshotTransaction, read)

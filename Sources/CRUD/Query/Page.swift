@@ -53,11 +53,11 @@ extension SelectAble {
     }
 
     /// The same, waiting for a connection without blocking a thread (and, on PostgreSQL and MySQL,
-    /// for the server's answers, unless the query joins).
+    /// for the server's answers).
     /// - Throws: as the synchronous form.
     @inlinable
     public func page(_ number: Int, size: Int) async throws -> CRUDPage<OverAllForm> {
-        guard executor.canAwaitServer, plan.isJoinFree else { return try await executor.perform(.read) { try self.page(number, size: size) } }
+        guard executor.canAwaitServer else { return try await executor.perform(.read) { try self.page(number, size: size) } }
         let paged = try executor.building { try plan.paged(number, size: size) }
         return try await executor.page(paged, number: number, size: size, as: OverAllForm.self)
     }
