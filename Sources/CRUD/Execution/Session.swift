@@ -358,9 +358,10 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     }
 
     /// Steps an insert of `rows` rows into `table`, bound: records them for the observers, and where
-    /// it `returnsRows` hands each returned row to `row`.
+    /// it `returnsRows` hands each returned row to `row`. Inlinable, as `step` is: the insert's loop
+    /// runs it once a row.
     /// - Throws: `CRUDSQLExeError`, also when the database returned another number of rows; what `row` throws.
-    @usableFromInline
+    @inlinable
     func stepInsert(_ statement: Connection.Statement, rows: Int, in table: String, capture: CRUDChangeCapture, idColumn: Int,
                     returnsRows: Bool, sql: String, row: (Connection.Statement) throws -> Void) throws {
         guard returnsRows else { return try step(statement, writing: .insert, in: table, capture: capture, idColumn: idColumn) }
