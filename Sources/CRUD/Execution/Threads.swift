@@ -2,9 +2,9 @@ import Foundation
 
 /// Threads of the library's that tasks can run on, so that their database calls need no hop.
 ///
-/// On PostgreSQL and MySQL an `async` read or one-statement write outside a transaction waits for
-/// the server in its task, woken by the library's event thread; the other operations wait for a
-/// connection, hop to the connection's queue for the blocking C calls, and hop back: two thread
+/// On PostgreSQL and MySQL an `async` read, write or transaction waits for the server in its task,
+/// woken by the library's event thread; the other operations (upserts, streams, schema changes) wait
+/// for a connection, hop to the connection's queue for the blocking C calls, and hop back: two thread
 /// switches, which from Swift's default executor cost 20 to 22 µs a call, four times a raw
 /// autocommit point lookup in SQLite and ten times one inside a transaction (on these threads,
 /// about 2 µs). (SQLite's run on the caller's thread wherever a connection is free.) On these

@@ -2,10 +2,10 @@
 // a thread, then runs the synchronous operation bound to that connection, so that all it runs goes
 // there: on the connection's own queue (a thread of the library's) for a server, on the caller's
 // own thread where the driver allows it (`CRUDExecutor.perform`). Inside `transaction { tx in … }`
-// they run on the transaction's connection. Reads and one-statement writes outside transactions,
-// on a driver that executes without blocking (PostgreSQL, MySQL), run in the caller's task
-// instead, waiting for the server without a thread (`CRUDExecutor.awaiting`); each shares its
-// plan, binding and reading with the synchronous form.
+// they run on the transaction's connection. Reads, writes and pages, on a driver that executes
+// without blocking (PostgreSQL, MySQL), run in the caller's task instead, in a transaction or not,
+// waiting for the server without a thread (`CRUDExecutor.awaiting`); each shares its plan, binding
+// and reading with the synchronous form.
 //
 // The operations capture the chain and the caller's model values; the caller is suspended until
 // they have run, so nothing else touches those values meanwhile.
