@@ -191,6 +191,20 @@ public final class MySQLConnection: CRUDConnection {
         return try MySQLStatement(connection: self, sql: sql)
     }
 
+    /// Prepares a statement the cache lacks without blocking, waiting on the event loop.
+    @_spi(CRUDDriver) public func prepareAwaiting(_ sql: String) async throws -> MySQLStatement {
+        try ensureConnected()
+        if let cached = cache.checkOut(sql) { return cached }
+        let statement = try await MySQLStatement.preparing(sql, on: self)
+        _ = cache.add(statement, for: sql)
+        return statement
+    }
+
+    @_spi(CRUDDriver) public func prepareOwnedAwaiting(_ sql: String) async throws -> MySQLStatement {
+        try ensureConnected()
+        return try await MySQLStatement.preparing(sql, on: self)
+    }
+
     /// The statement is closed when the last reference to it goes.
     public func discard(_ statement: MySQLStatement) {
         statement.clear()

@@ -25,26 +25,53 @@ public final class MySQLStatement: CRUDStatement {
     private let isWrite: Bool
     private var affected = 0
 
-    init(connection: MySQLConnection, sql: String) throws {
-        self.connection = connection
-        self.sql = sql
-        let verb = sql.prefix(7).uppercased()
-        isInsert = verb.hasPrefix("INSERT")
-        isWrite = ["INSERT", "DELETE", "UPDATE", "REPLACE"].contains { verb.hasPrefix($0) }
-        guard let handle = mysql_stmt_init(connection.handle) else {
-            throw CRUDSQLExeError("MySQL: out of memory preparing a statement", sql: sql)
-        }
-        self.handle = handle
-        let utf8 = Array(sql.utf8)
-        if utf8.count + 64 > connection.maxAllowedPacket {
-            mysql_stmt_close(handle)
-            throw connection.packetTooLarge(bytes: utf8.count + 64, sql: sql)
-        }
-        guard mysql_stmt_prepare(handle, utf8, UInt(utf8.count)) == 0 else {
-            let error = connection.error(statement: handle, sql: sql)
+    /// Prepares `sql` on `connection`.
+    convenience init(connection: MySQLConnection, sql: String) throws {
+        let (handle, text) = try Self.unprepared(connection, sql)
+        guard mysql_stmt_prepare(handle, text, UInt(text.count)) == 0 else { throw Self.failedPreparing(handle, connection, sql) }
+        self.init(connection: connection, sql: sql, prepared: handle)
+    }
+
+    /// Prepares `sql` on `connection` without blocking (`mysql_stmt_prepare_start`/`_cont`), waiting
+    /// on the event loop.
+    static func preparing(_ sql: String, on connection: MySQLConnection) async throws -> MySQLStatement {
+        let (handle, text) = try unprepared(connection, sql)
+        var failed: Int32 = 0
+        do {
+            var status = mysql_stmt_prepare_start(&failed, handle, text, UInt(text.count))
+            while status != 0 { status = mysql_stmt_prepare_cont(&failed, handle, try await connection.awaitSocket(status)) }
+        } catch {
             mysql_stmt_close(handle)
             throw error
         }
+        guard failed == 0 else { throw failedPreparing(handle, connection, sql) }
+        return MySQLStatement(connection: connection, sql: sql, prepared: handle)
+    }
+
+    /// A statement handle for `sql`, not prepared yet, and the text to prepare.
+    private static func unprepared(_ connection: MySQLConnection, _ sql: String) throws -> (UnsafeMutablePointer<MYSQL_STMT>, [UInt8]) {
+        let text = Array(sql.utf8)
+        if text.count + 64 > connection.maxAllowedPacket { throw connection.packetTooLarge(bytes: text.count + 64, sql: sql) }
+        guard let handle = mysql_stmt_init(connection.handle) else {
+            throw CRUDSQLExeError("MySQL: out of memory preparing a statement", sql: sql)
+        }
+        return (handle, text)
+    }
+
+    /// The error of a statement the server would not prepare, whose handle it closes.
+    private static func failedPreparing(_ handle: UnsafeMutablePointer<MYSQL_STMT>, _ connection: MySQLConnection, _ sql: String) -> CRUDSQLExeError {
+        let error = connection.error(statement: handle, sql: sql)
+        mysql_stmt_close(handle)
+        return error
+    }
+
+    private init(connection: MySQLConnection, sql: String, prepared handle: UnsafeMutablePointer<MYSQL_STMT>) {
+        self.connection = connection
+        self.sql = sql
+        self.handle = handle
+        let verb = sql.prefix(7).uppercased()
+        isInsert = verb.hasPrefix("INSERT")
+        isWrite = ["INSERT", "DELETE", "UPDATE", "REPLACE"].contains { verb.hasPrefix($0) }
         parameters = MySQLBindings(count: Int(mysql_stmt_param_count(handle)))
         results = MySQLBindings(count: 0)
         describeResult()

@@ -199,10 +199,38 @@ public final class PostgresConnection: CRUDConnection {
 
     public func prepareOwned(_ sql: String) throws -> PostgresStatement {
         try ensureConnected()
-        nextStatement += 1
-        let name = "crud_\(nextStatement)"
+        let name = nextName()
         try checked(PQprepare(handle, name, sql, 0, nil), sql: sql)
-        let description = PQdescribePrepared(handle, name)
+        return try statement(named: name, sql: sql, described: PQdescribePrepared(handle, name))
+    }
+
+    /// Prepares with `PQsendPrepare` and describes with `PQsendDescribePrepared`, waiting for each
+    /// answer on the event loop.
+    @_spi(CRUDDriver) public func prepareAwaiting(_ sql: String) async throws -> PostgresStatement {
+        try ensureConnected()
+        if let cached = cache.checkOut(sql) { return cached }
+        let statement = try await prepareOwnedAwaiting(sql)
+        if let evicted = cache.add(statement, for: sql).evicted { try? await execute(deallocation(of: evicted)) }
+        return statement
+    }
+
+    @_spi(CRUDDriver) public func prepareOwnedAwaiting(_ sql: String) async throws -> PostgresStatement {
+        try ensureConnected()
+        let name = nextName()
+        guard PQsendPrepare(handle, name, sql, 0, nil) == 1 else { throw error(nil, sql: sql) }
+        try checked(try await awaitAnswer(sql: sql), sql: sql)
+        guard PQsendDescribePrepared(handle, name) == 1 else { throw error(nil, sql: sql) }
+        return try statement(named: name, sql: sql, described: try await awaitAnswer(sql: sql))
+    }
+
+    /// The name of the next statement the session prepares.
+    private func nextName() -> String {
+        nextStatement += 1
+        return "crud_\(nextStatement)"
+    }
+
+    /// The statement prepared as `name`, from the server's description of it, which it frees.
+    private func statement(named name: String, sql: String, described description: OpaquePointer?) throws -> PostgresStatement {
         defer { PQclear(description) }
         guard let description, PQresultStatus(description) == PGRES_COMMAND_OK else { throw error(description, sql: sql) }
         let types = (0 ..< PQnparams(description)).map { PQparamtype(description, $0) }
@@ -215,7 +243,11 @@ public final class PostgresConnection: CRUDConnection {
     }
 
     private func deallocate(_ statement: PostgresStatement) {
-        PQclear(PQexec(handle, "DEALLOCATE \(statement.name)"))
+        PQclear(PQexec(handle, deallocation(of: statement)))
+    }
+
+    private func deallocation(of statement: PostgresStatement) -> String {
+        "DEALLOCATE \(statement.name)"
     }
 
     @_spi(CRUDDriver) public func release(_ statement: PostgresStatement) {

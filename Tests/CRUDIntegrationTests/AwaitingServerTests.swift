@@ -165,6 +165,45 @@ struct AwaitingServerTests {
         try await db.shutdown()
     }
 
+    @Test("a statement's first preparation waits for the server without a thread: while a query waits for a table lock, another task runs on the same one thread",
+          .timeLimit(.minutes(1)), arguments: servers)
+    func preparingAwaits(_ backend: Backend) async throws {
+        try await preparingAwaits(backend.open(), backend)
+    }
+
+    func preparingAwaits<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) async throws {
+        guard #available(macOS 15.0, *) else { return }
+        let db = Database(configuration: configuration)
+        try await db.create(Course.self, policy: .dropTable)
+        try await db.table(Course.self).insert(Course(id: 1, title: "locked"))
+        // Parsing a query takes a lock on its table (PostgreSQL), or reading it waits (MySQL), while
+        // another connection holds the table.
+        let locker = try db.createChild()
+        if backend == .postgres {
+            try locker.beginTransaction()
+            try await locker.sql("LOCK TABLE \(db.quote("Course")) IN ACCESS EXCLUSIVE MODE")
+        } else {
+            try await locker.sql("LOCK TABLES \(db.quote("Course")) WRITE")
+        }
+        // Fresh connections, on which nothing is prepared yet.
+        let reader = Database(configuration: configuration)
+        let thread = TestThreads(name: "OneThread")
+        defer { thread.stop() }
+        let finished = Collector<String>()
+        let waiting = Task(executorPreference: thread) {
+            defer { finished.append("query") }
+            return try await reader.table(Course.self).where(\Course.id == 1).first()?.title
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        Task(executorPreference: thread) { finished.append("other task") }
+        #expect(await finished.wait(timeout: .seconds(5)) { $0.contains("other task") }, "the query held the one thread")
+        #expect(finished.items == ["other task"], "the query waited for the lock")
+        if backend == .postgres { try locker.rollbackTransaction() } else { try await locker.sql("UNLOCK TABLES") }
+        #expect(try await waiting.value == "locked")
+        try await reader.shutdown()
+        try await db.shutdown()
+    }
+
     @Test("a connection lost while a read waits fails that read with .connectionLost, and the next read reconnects", arguments: servers)
     func lostWhileWaiting(_ backend: Backend) async throws {
         try await lostWhileWaiting(backend.open(connections: 1, timeout: .seconds(30)), backend.open(), backend)

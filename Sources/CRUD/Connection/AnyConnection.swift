@@ -30,6 +30,12 @@ public final class AnyCRUDConnection: CRUDConnection {
     @_spi(CRUDDriver) public var executesWithoutBlocking: Bool { base.executesWithoutBlocking }
     @_spi(CRUDDriver) public func execute(_ statement: AnyCRUDStatement) async throws { try await base.erasedExecute(statement) }
     @_spi(CRUDDriver) public func execute(_ sql: String) async throws { try await base.execute(sql) }
+    @_spi(CRUDDriver) public func prepareAwaiting(_ sql: String) async throws -> AnyCRUDStatement {
+        AnyCRUDStatement(try await base.prepareAwaiting(sql))
+    }
+    @_spi(CRUDDriver) public func prepareOwnedAwaiting(_ sql: String) async throws -> AnyCRUDStatement {
+        AnyCRUDStatement(try await base.prepareOwnedAwaiting(sql))
+    }
     @_spi(CRUDDriver) public func beginBoundedWork() { base.beginBoundedWork() }
     @_spi(CRUDDriver) public func endBoundedWork() -> Bool { base.endBoundedWork() }
     public func insertReturned(id: Int64) { base.insertReturned(id: id) }

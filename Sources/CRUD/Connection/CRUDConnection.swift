@@ -152,6 +152,15 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// - Throws: `CRUDSQLExeError` when the statement fails or the connection is lost.
     @_spi(CRUDDriver) func execute(_ statement: Statement) async throws
 
+    /// `prepare(_:)` without blocking a thread: a statement the cache lacks is prepared waiting on
+    /// `CRUDEventLoop`. Called only where `executesWithoutBlocking` is true.
+    /// - Throws: as `prepare(_:)`.
+    @_spi(CRUDDriver) func prepareAwaiting(_ sql: String) async throws -> Statement
+
+    /// `prepareOwned(_:)` without blocking a thread. Called only where `executesWithoutBlocking` is true.
+    /// - Throws: as `prepareOwned(_:)`.
+    @_spi(CRUDDriver) func prepareOwnedAwaiting(_ sql: String) async throws -> Statement
+
     /// `execute(_:)` for SQL that takes no parameters and returns no rows (a transaction's `BEGIN`,
     /// `COMMIT`, savepoints), without blocking a thread. Called only where
     /// `executesWithoutBlocking` is true.
@@ -194,6 +203,12 @@ extension CRUDConnection {
         throw Self.cannotAwait(statement.sql)
     }
     @_spi(CRUDDriver) public func execute(_ sql: String) async throws {
+        throw Self.cannotAwait(sql)
+    }
+    @_spi(CRUDDriver) public func prepareAwaiting(_ sql: String) async throws -> Statement {
+        throw Self.cannotAwait(sql)
+    }
+    @_spi(CRUDDriver) public func prepareOwnedAwaiting(_ sql: String) async throws -> Statement {
         throw Self.cannotAwait(sql)
     }
     private static func cannotAwait(_ sql: String) -> CRUDSQLExeError {

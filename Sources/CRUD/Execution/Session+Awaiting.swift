@@ -39,7 +39,7 @@ extension CRUDSession {
     func withOwnedStatement<T>(_ slot: CRUDStatementSlot, _ sql: String, bind: (inout Connection.Statement) throws -> Void,
                                read: (Connection.Statement) throws -> T) async throws -> T {
         try await measured(sql) {
-            let statement = try startOwned(slot, sql)
+            let statement = try await startOwnedAwaiting(slot, sql)
             let result: T
             do {
                 var binder = statement
@@ -63,7 +63,7 @@ extension CRUDSession {
                           bind: (inout Connection.Statement) throws -> Void = { _ in },
                           read: (Connection.Statement) throws -> T) async throws -> T {
         try await measured(sql) {
-            let statement = try prepared(sql, parameters, firstParameter: firstParameter)
+            let statement = try await preparedAwaiting(sql, parameters, firstParameter: firstParameter)
             defer { connection.release(statement) }
             let start = recorder.statementStart
             do {
@@ -78,6 +78,23 @@ extension CRUDSession {
                 throw error
             }
         }
+    }
+
+    /// `startOwned(_:_:)` preparing a statement the connection does not keep yet without blocking.
+    /// - Throws: `CRUDSQLExeError`.
+    @usableFromInline
+    func startOwnedAwaiting(_ slot: CRUDStatementSlot, _ sql: String) async throws -> Connection.Statement {
+        _ = try startRun(sql, ending: false)
+        if let kept = keptStatement(slot) { return kept }
+        return keep(try await connection.prepareOwnedAwaiting(sql), for: slot)
+    }
+
+    /// `prepared(_:_:firstParameter:)` preparing a statement the connection's cache lacks without blocking.
+    /// - Throws: `CRUDSQLExeError`, `CRUDEncoderError`.
+    @usableFromInline
+    func preparedAwaiting(_ sql: String, _ parameters: [CRUDDatabaseValue], firstParameter: Int = 0) async throws -> Connection.Statement {
+        try startPreparing(sql)
+        return try binding(parameters, from: firstParameter, to: try await connection.prepareAwaiting(sql))
     }
 
     /// `run(_:ending:)` awaiting the answer.

@@ -300,10 +300,20 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     /// The statement this connection keeps for `slot`, prepared from `sql` unless it is already.
     @inlinable
     func ownedStatement(_ slot: CRUDStatementSlot, _ sql: String) throws -> Connection.Statement {
-        if slot.index < ownedStatements.count, let owned = ownedStatements[slot.index], owned.generation == slot.generation {
-            return owned.statement
-        }
-        let statement = try connection.prepareOwned(sql)
+        if let kept = keptStatement(slot) { return kept }
+        return keep(try connection.prepareOwned(sql), for: slot)
+    }
+
+    /// The statement this connection keeps for `slot`, if it has one prepared for it.
+    @inlinable
+    func keptStatement(_ slot: CRUDStatementSlot) -> Connection.Statement? {
+        guard slot.index < ownedStatements.count, let owned = ownedStatements[slot.index], owned.generation == slot.generation else { return nil }
+        return owned.statement
+    }
+
+    /// Keeps `statement`, just prepared, for `slot`, in place of one prepared for an older query there.
+    @usableFromInline
+    func keep(_ statement: Connection.Statement, for slot: CRUDStatementSlot) -> Connection.Statement {
         if slot.index >= ownedStatements.count {
             ownedStatements += repeatElement(nil, count: slot.index + 1 - ownedStatements.count)
         }
@@ -316,11 +326,24 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     /// gives the statement back to the connection itself (a cursor keeps it across calls), and
     /// logs it when it is done (`CRUDLogging.statementRan`).
     func prepared(_ sql: String, _ parameters: [CRUDDatabaseValue], firstParameter: Int = 0) throws -> Connection.Statement {
+        try startPreparing(sql)
+        return try binding(parameters, from: firstParameter, to: try connection.prepare(sql))
+    }
+
+    /// Before a statement of `sql` is prepared to run: the session made usable, the run counted,
+    /// and its changes recorded while someone observes.
+    /// - Throws: `CRUDSQLExeError` when the session cannot be used.
+    func startPreparing(_ sql: String) throws {
         try ensureUsable()
         statementsRun &+= 1
         noteInTransaction(sql)
         if role != .reader { recorder.isRecording = observation.isActive }
-        let statement = try connection.prepare(sql)
+    }
+
+    /// `statement` with `parameters` bound from position `firstParameter` on; given back to the
+    /// connection when binding fails.
+    /// - Throws: `CRUDEncoderError`, `CRUDSQLExeError`.
+    func binding(_ parameters: [CRUDDatabaseValue], from firstParameter: Int, to statement: Connection.Statement) throws -> Connection.Statement {
         do {
             var binder = statement
             for (offset, value) in parameters.enumerated() {
