@@ -46,9 +46,19 @@ struct DurabilityTests {
                 let pipe = Pipe()
                 process.standardOutput = pipe
                 let exited = try process.runWatchingExit()
+                // Killed at a random moment once it commits: timed from its start, a probe slow to start
+                // (under ThreadSanitizer, beside busy suites) was killed before its first transaction
+                // every time.
+                var printed = Data()
+                while printed.range(of: Data("committed".utf8)) == nil {
+                    let chunk = pipe.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    printed.append(chunk)
+                }
                 usleep(UInt32.random(in: 100_000 ... 400_000, using: &generator))
                 kill(process.processIdentifier, SIGKILL)
-                let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                printed.append(pipe.fileHandleForReading.readDataToEndOfFile())
+                let output = String(decoding: printed, as: UTF8.self)
                 exited.wait()
                 #expect(process.terminationReason == .uncaughtSignal, "the probe was killed, not ended: \(output)")
                 for line in output.split(separator: "\n") {
