@@ -103,15 +103,23 @@ final class CRUDSessionGate: @unchecked Sendable {
         guard held.giveBack(self) else { return }
         condition.lock()
         heldByThread = false
-        let next = handOver()
+        handOver()
         condition.unlock()
-        next?.resume()
     }
 
     /// Takes the gate for the current task, suspending while a thread or another task holds it.
     func acquire() async {
         if takeForTask(else: nil) { return }
         await withUnsafeContinuation { _ = takeForTask(else: $0) }
+        joinHandOver()
+    }
+
+    /// After a task was handed the gate: takes the lock that its giver resumed it under, so that
+    /// what the giver did before is seen to come first. A task resumed before it had suspended goes
+    /// on without passing through the scheduler, whose hand-over ThreadSanitizer would see.
+    private func joinHandOver() {
+        condition.lock()
+        condition.unlock()
     }
 
     /// Gives the gate to a task if it is its turn: at once, or else to `waiting` when it comes
@@ -135,14 +143,13 @@ final class CRUDSessionGate: @unchecked Sendable {
     func release() {
         condition.lock()
         heldByTask = false
-        let next = handOver()
+        handOver()
         condition.unlock()
-        next?.resume()
     }
 
-    /// Called holding `condition` once the gate is free: gives it to the next waiting task, which
-    /// the caller resumes outside the lock, or wakes the waiting threads.
-    private func handOver() -> UnsafeContinuation<Void, Never>? {
+    /// Called holding `condition` once the gate is free: gives it to the next waiting task, resumed
+    /// under the lock (`joinHandOver()`), or wakes the waiting threads.
+    private func handOver() {
         if tasksWaiting, threadsWaiting == 0 || lastWentToThread {
             let next = tasks[nextTask]
             nextTask += 1
@@ -152,10 +159,10 @@ final class CRUDSessionGate: @unchecked Sendable {
             }
             heldByTask = true
             lastWentToThread = false
-            return next
+            next.resume()
+            return
         }
         if threadsWaiting > 0 { condition.broadcast() }
-        return nil
     }
 }
 
