@@ -141,10 +141,7 @@ extension UpdateAble {
         guard executor.canAwaitServer(writing: .update) else {
             return try await executor.perform(.write) { try self.updateRows(instance, columns: try columns()) }
         }
-        let update = CRUDStampedUpdate(instance)
-        let changed = try await executor.write(.update, on: OverAllForm.crudSchema, columns: { try update.columns(columns) }, plan: updatePlan,
-                                               bind: { try update.bind(&$0, $1) })
-        return Update(changedRows: changed)
+        return Update(changedRows: try await writeUpdate(instance, columns: columns, plan: updatePlan))
     }
 
     /// Updates the matching rows and returns `returning` of each.
@@ -175,10 +172,8 @@ extension UpdateAble {
         guard executor.canAwaitServer(writing: .update) else {
             return try await executor.perform(.write) { try self.updateReturning(keyPath, instance, columns: try columns()) }
         }
-        let update = CRUDStampedUpdate(instance)
         var results: [R] = []
-        _ = try await executor.write(.update, on: OverAllForm.crudSchema, columns: { try update.columns(columns) },
-                                     plan: returningUpdatePlan(keyPath), bind: { try update.bind(&$0, $1) }, idColumn: 1) {
+        _ = try await writeUpdate(instance, columns: columns, plan: returningUpdatePlan(keyPath), idColumn: 1) {
             results.append(try R(crudRow: $0, column: 0))
         }
         return results
@@ -211,15 +206,11 @@ extension Table {
         guard executor.canAwaitServer(writing: .insert) else {
             return try await executor.perform(.write) { try self.insertReturning(instances, columns: try columns(), returning: returning, read) }
         }
-        let dialect = executor.dialect
+        // canAwaitServer(writing:) holds only where the dialect returns from inserts.
         var results: [T] = []
         results.reserveCapacity(instances.count)
-        _ = try await executor.insert(instances, columns: {
-            try dialect.requireReturning(from: .insert)
-            return try columns()
-        }, oneRowEach: true, plan: Self.returningInsertPlan(returning), idColumn: Self.returningIdColumn(returning), returnsRows: true) {
-            results.append(try read($0))
-        }
+        _ = try await executor.insert(instances, columns: columns, oneRowEach: true, plan: Self.returningInsertPlan(returning),
+                                      idColumn: Self.returningIdColumn(returning), returnsRows: true) { results.append(try read($0)) }
         return results
     }
 

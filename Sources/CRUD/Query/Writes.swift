@@ -202,6 +202,15 @@ extension UpdateAble {
         return try executor.write(.update, on: OverAllForm.crudSchema, columns: { try update.columns(columns) }, plan: plan, idsOf: idsOf,
                                   bind: { try update.bind(&$0, $1) }, idColumn: idColumn, row: row)
     }
+
+    /// The same awaiting the server, for an update that `canAwaitServer(writing: .update)`.
+    func writeUpdate(_ instance: OverAllForm, columns: () throws -> [Int]?,
+                     plan: (CRUDChangeCapture, _ columns: [Int]?) throws -> CRUDStatementPlan,
+                     idColumn: Int = 0, row: (DatabaseType.Configuration.Connection.Statement) throws -> Void = { _ in }) async throws -> Int {
+        let update = CRUDStampedUpdate(instance)
+        return try await executor.write(.update, on: OverAllForm.crudSchema, columns: { try update.columns(columns) }, plan: plan,
+                                        bind: { try update.bind(&$0, $1) }, idColumn: idColumn, row: row)
+    }
 }
 
 /// An instance as every update writes it, sync or async: its timestamps set (`CRUDTimestamped`),
