@@ -106,8 +106,7 @@ extension CRUDExecutor {
     @inlinable
     func rows<Model: CRUDModel>(_ plan: CRUDQueryPlan, as model: Model.Type) async throws -> [Model] {
         try await awaiting(.read) { session in
-            let query = try selectQuery(plan, inTransaction: session.transactionDepth > 0)
-            return try await session.withStatement(query.sql, query.parameters, read: Self.readAll)
+            try await readRows(of: plan, try selectQuery(plan, inTransaction: session.transactionDepth > 0), limit: nil, on: session)
         }
     }
 
@@ -120,12 +119,27 @@ extension CRUDExecutor {
         try await awaiting(.read) { session in
             let limit = limit ?? plan.limit
             let query = try selectQuery(plan, limit: limit, inTransaction: session.transactionDepth > 0)
-            func read() async throws -> [Model] {
-                let joins = try await preloadedChildren(plan, limit: limit, on: session)
-                return try await session.withStatement(query.sql, query.parameters, read: { try Self.readAll($0, joins: joins) })
-            }
-            return session.transactionDepth > 0 ? try await read() : try await session.transaction(dialect.snapshotTransaction, read)
+            return try await inSnapshot(on: session) { try await readRows(of: plan, query, limit: limit, on: session) }
         }
+    }
+
+    /// The rows `query` selects of `plan`, at most `limit`, read on `session` awaiting the server:
+    /// for a plan that joins, each join's children first.
+    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError` naming the model.
+    @inlinable
+    func readRows<Model: CRUDModel>(of plan: CRUDQueryPlan, _ query: (sql: String, parameters: [CRUDDatabaseValue]),
+                                    limit: CRUDQueryPlan.Limit?, on session: CRUDSession<Connection>) async throws -> [Model] {
+        guard !plan.isJoinFree else { return try await session.withStatement(query.sql, query.parameters, read: Self.readAll) }
+        let joins = try await preloadedChildren(plan, limit: limit, on: session)
+        return try await session.withStatement(query.sql, query.parameters, read: { try Self.readAll($0, joins: joins) })
+    }
+
+    /// Runs `body`, whose statements read, in one snapshot on `session`: its transaction, or a
+    /// read-only one of their own.
+    /// - Throws: what `body` throws; `CRUDSQLExeError` when the snapshot's transaction fails.
+    @usableFromInline
+    func inSnapshot<T>(on session: CRUDSession<Connection>, _ body: () async throws -> T) async throws -> T {
+        session.transactionDepth > 0 ? try await body() : try await session.transaction(dialect.snapshotTransaction, body)
     }
 
     /// The children of each relation `plan` joins, of the root rows within `limit`, read now,
@@ -228,20 +242,13 @@ extension CRUDExecutor {
                                 as model: Model.Type) async throws -> CRUDPage<Model> {
         try await awaiting(.read) { session in
             let query = try selectQuery(paged.rows, limit: paged.limit, inTransaction: session.transactionDepth > 0)
-            func read() async throws -> CRUDPage<Model> {
+            return try await inSnapshot(on: session) {
                 let counted = try render(.count(paged.counted))
                 let total = try await session.withStatement(counted.sql, counted.parameters, firstParameter: counted.firstParameter,
                                                             read: Self.readCount)
-                let items: [Model]
-                if paged.rows.isJoinFree {
-                    items = try await session.withStatement(query.sql, query.parameters, read: Self.readAll)
-                } else {
-                    let joins = try await preloadedChildren(paged.rows, limit: paged.limit, on: session)
-                    items = try await session.withStatement(query.sql, query.parameters, read: { try Self.readAll($0, joins: joins) })
-                }
+                let items: [Model] = try await readRows(of: paged.rows, query, limit: paged.limit, on: session)
                 return CRUDPage(items: items, total: total, number: number, size: size)
             }
-            return session.transactionDepth > 0 ? try await read() : try await session.transaction(dialect.snapshotTransaction, read)
         }
     }
 }
