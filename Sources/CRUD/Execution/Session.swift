@@ -334,9 +334,7 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     /// and its changes recorded while someone observes.
     /// - Throws: `CRUDSQLExeError` when the session cannot be used.
     func startPreparing(_ sql: String) throws {
-        try ensureUsable()
-        statementsRun &+= 1
-        noteInTransaction(sql)
+        _ = try startRun(sql, ending: false)
         if role != .reader { recorder.isRecording = observation.isActive }
     }
 
@@ -373,6 +371,7 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     /// Before `run` sends `sql`: the session made usable (unless it ends a transaction) and the
     /// statement counted. Returns where the statement's recorded changes start.
     /// - Throws: `CRUDSQLExeError` when the session cannot be used.
+    @inline(__always)
     func startRun(_ sql: String, ending: Bool) throws -> Int {
         if !ending { try ensureUsable() }
         statementsRun &+= 1
