@@ -29,6 +29,12 @@ import Darwin
     /// The loop every driver's connections share.
     public static let shared = CRUDEventLoop()
 
+    /// Who waits on a socket: a task, resumed once; or a handler, called on the loop's thread.
+    private enum Waiter {
+        case task(CheckedContinuation<Void, any Error>)
+        case handler(any CRUDSocketHandler)
+    }
+
     /// A running loop's kernel poller, and the pipe whose read end it watches to know it must end.
     private struct Poller {
         let descriptor: Int32
@@ -37,9 +43,9 @@ import Darwin
     }
 
     private let lock = NSLock()
-    /// The waiting task of each socket: a connection is used by one task at a time, so a socket
-    /// has at most one.
-    @exclusivity(unchecked) private var waiting: [Int32: CheckedContinuation<Void, any Error>] = [:]
+    /// Who waits on each socket: a connection is used by one task at a time, or read for several
+    /// by one handler, so a socket has at most one.
+    @exclusivity(unchecked) private var waiting: [Int32: Waiter] = [:]
     /// The running loop; `nil` while no database uses it.
     @exclusivity(unchecked) private var running: Poller?
     /// The databases using the loop.
@@ -79,7 +85,7 @@ import Darwin
         let descriptor = kqueue()
         #endif
         let poller = Poller(descriptor: descriptor, stopReader: ends[0], stopWriter: ends[1])
-        guard descriptor >= 0, watch(ends[0], for: .readable, on: descriptor, once: false) == nil else {
+        guard descriptor >= 0, watch(ends[0], for: [.readable], on: descriptor, once: false) == nil else {
             for open in [descriptor, ends[0], ends[1]] where open >= 0 { close(open) }
             return nil
         }
@@ -96,23 +102,39 @@ import Darwin
     /// - Throws: `CRUDSQLExeError` when the kernel refuses to watch the socket.
     public func wait(until readiness: Readiness, on socket: Int32) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let poller = lock.withLock {
-                waiting[socket] = continuation
-                return running
+            guard let failure = arm(socket, for: [readiness], .task(continuation)) else { return }
+            if case .task(let waiting)? = lock.withLock({ waiting.removeValue(forKey: socket) }) {
+                waiting.resume(throwing: failure)
             }
-            let failure = poller.map { watch(socket, for: readiness, on: $0.descriptor, once: true) }
-                ?? "no event loop runs (the kernel refused one, or every database using it was shut down)"
-            guard let failure else { return }
-            lock.withLock { waiting.removeValue(forKey: socket) }?
-                .resume(throwing: CRUDSQLExeError("cannot wait for the connection's socket \(socket): \(failure)", kind: .connectionLost))
         }
+    }
+
+    /// Calls `handler` on the loop's thread once `socket` is ready for one of `readiness`, or has
+    /// failed; once: the handler watches again when it wants more.
+    /// - Throws: `CRUDSQLExeError` when the kernel refuses to watch the socket.
+    public func watch(_ socket: Int32, for readiness: [Readiness], handler: any CRUDSocketHandler) throws {
+        guard let failure = arm(socket, for: readiness, .handler(handler)) else { return }
+        lock.withLock { _ = waiting.removeValue(forKey: socket) }
+        throw failure
+    }
+
+    /// Registers `waiter` for `socket` and asks the kernel to report it once; the error when it refuses.
+    private func arm(_ socket: Int32, for readiness: [Readiness], _ waiter: Waiter) -> CRUDSQLExeError? {
+        let poller = lock.withLock {
+            waiting[socket] = waiter
+            return running
+        }
+        guard let failure = poller.map({ watch(socket, for: readiness, on: $0.descriptor, once: true) })
+            ?? "no event loop runs (the kernel refused one, or every database using it was shut down)" else { return nil }
+        return CRUDSQLExeError("cannot wait for the connection's socket \(socket): \(failure)", kind: .connectionLost)
     }
 
     /// Asks the kernel to report `socket` to `poller` when it is ready for `readiness`: `once`, or
     /// every time; the error's text when it refuses.
-    private func watch(_ socket: Int32, for readiness: Readiness, on poller: Int32, once: Bool) -> String? {
+    private func watch(_ socket: Int32, for readiness: [Readiness], on poller: Int32, once: Bool) -> String? {
         #if canImport(Glibc)
-        let wanted = (readiness == .readable ? EPOLLIN.rawValue : EPOLLOUT.rawValue) | (once ? EPOLLONESHOT.rawValue : 0)
+        var wanted = once ? EPOLLONESHOT.rawValue : 0
+        for kind in readiness { wanted |= kind == .readable ? EPOLLIN.rawValue : EPOLLOUT.rawValue }
         var event = epoll_event(events: wanted, data: epoll_data_t(fd: socket))
         // A socket reported once stays registered, disarmed: re-armed with MOD. A socket closed since
         // (a reconnect, whose new socket may have the same number) is gone from the set: ADD.
@@ -120,9 +142,11 @@ import Darwin
         guard errno == ENOENT, epoll_ctl(poller, Int32(EPOLL_CTL_ADD), socket, &event) == 0 else { return String(cString: strerror(errno)) }
         return nil
         #else
-        var event = kevent(ident: UInt(socket), filter: Int16(readiness == .readable ? EVFILT_READ : EVFILT_WRITE),
-                           flags: UInt16(EV_ADD | (once ? EV_ONESHOT : 0)), fflags: 0, data: 0, udata: nil)
-        guard kevent(poller, &event, 1, nil, 0, nil) == 0 else { return String(cString: strerror(errno)) }
+        var events = readiness.map {
+            kevent(ident: UInt(socket), filter: Int16($0 == .readable ? EVFILT_READ : EVFILT_WRITE),
+                   flags: UInt16(EV_ADD | (once ? EV_ONESHOT : 0)), fflags: 0, data: 0, udata: nil)
+        }
+        guard kevent(poller, &events, Int32(events.count), nil, 0, nil) == 0 else { return String(cString: strerror(errno)) }
         return nil
         #endif
     }
@@ -152,10 +176,24 @@ import Darwin
                     for open in [poller.descriptor, poller.stopReader, poller.stopWriter] { close(open) }
                     return
                 }
-                lock.withLock { waiting.removeValue(forKey: socket) }?.resume()
+                switch lock.withLock({ waiting.removeValue(forKey: socket) }) {
+                case .task(let task)?: task.resume()
+                case .handler(let handler)?: handler.socketIsReady()
+                case nil: break
+                }
             }
         }
     }
+}
+
+/// What a driver has the event loop call when a socket it watches is ready: a server connection
+/// that several sessions' statements share, read on the loop's thread for all of them.
+///
+/// For drivers: out of the user documentation.
+@_spi(CRUDDriver) public protocol CRUDSocketHandler: AnyObject, Sendable {
+    /// The socket is ready (or failed); called on the event loop's thread, which it must not block
+    /// for long.
+    func socketIsReady()
 }
 
 /// A database's use of the event loop, from its start to its shutdown, or to its end when it is
