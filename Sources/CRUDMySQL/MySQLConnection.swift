@@ -229,7 +229,7 @@ public final class MySQLConnection: CRUDConnection {
     /// Runs through Connector/C's non-blocking calls, waiting on `CRUDEventLoop`.
     @_spi(CRUDDriver) public var executesWithoutBlocking: Bool { true }
 
-    @_spi(CRUDDriver) public func execute(_ statement: MySQLStatement) async throws {
+    @_spi(CRUDDriver) public func execute(_ statement: MySQLStatement, reading: Bool) async throws {
         try ensureConnected()
         try await statement.executeWithoutBlocking()
     }

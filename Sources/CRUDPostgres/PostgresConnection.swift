@@ -2,7 +2,8 @@ import CLibPQ
 @_spi(CRUDDriver) import CRUD
 import Foundation
 
-/// One libpq connection with its prepared statements.
+/// A session's connection to PostgreSQL with its prepared statements: a libpq connection of its
+/// own, or one it shares with other sessions (`PostgresServerConnection`).
 ///
 /// Every statement is prepared once per session under a name and run with `PQexecPrepared`,
 /// parameters and results in binary. When the server goes away, the failing call throws and
@@ -13,7 +14,19 @@ public final class PostgresConnection: CRUDConnection {
 
     static let cacheCapacity = 256
 
-    private(set) var handle: OpaquePointer
+    /// The session's own server connection; `nil` when it shares them (`group`).
+    private let own: PostgresServerConnection?
+    /// The server connections the session shares with others, when it does.
+    private let group: PostgresServerConnections?
+    /// The shared server connection the session holds, while it does: for a call, or a
+    /// transaction from its `BEGIN` to its end.
+    @exclusivity(unchecked) private var held: PostgresServerConnection?
+    /// The shared server connection the session last held: where its `lastval()` is.
+    @exclusivity(unchecked) private var lastHeld: PostgresServerConnection?
+    /// How deep the session's calls that hold a shared server connection are nested.
+    @exclusivity(unchecked) private var holds = 0
+    /// The libpq connection: the session's own, or the shared one it holds. Used only then.
+    var handle: OpaquePointer { own?.handle ?? held!.handle }
     public let dialect: any CRUDDialect = PostgresDialect()
     private var cache = CRUDStatementCache<PostgresStatement>(capacity: cacheCapacity)
     private var nextStatement = 0
@@ -21,65 +34,102 @@ public final class PostgresConnection: CRUDConnection {
     public let target: String
     /// The same, for metrics and traces.
     let peer: CRUDPeer
-    /// What `PQcancel` needs to cancel the server's current statement, made at each connect:
-    /// guarded by `cancelLock`, since `interrupt()` reads it from another thread.
-    private var cancelHandle: OpaquePointer?
-    private let cancelLock = NSLock()
-    /// Whether a statement was sent without blocking and its answer is not all read yet. Used by the
-    /// connection's holder alone, so it skips the dynamic exclusivity check.
-    @exclusivity(unchecked) private var answerPending = false
 
+    /// A session with a server connection of its own.
+    /// - Throws: `CRUDSQLExeError` naming the server and saying what failed.
     init(parameters: [String: String], expandDatabase: Bool) throws {
-        let keywords = Array(parameters.keys)
-        let values = keywords.map { parameters[$0]! }
-        let connection = Self.withCStrings(keywords) { keywordPointers in
-            Self.withCStrings(values) { valuePointers in
-                PQconnectdbParams(keywordPointers, valuePointers, expandDatabase ? 1 : 0)
-            }
-        }
-        guard let connection else { throw CRUDSQLExeError("cannot connect to PostgreSQL: libpq could not allocate a connection") }
-        let described = "PostgreSQL " + Self.describe(parameters, expandDatabase: expandDatabase)
-        guard PQstatus(connection) == CONNECTION_OK else {
-            let message = String(cString: PQerrorMessage(connection)).trimmingCharacters(in: .whitespacesAndNewlines)
-            let failure = Self.connectFailure(connection)
-            PQfinish(connection)
-            throw CRUDSQLExeError("cannot connect to \(described): \(message)", code: failure.code, databaseMessage: message, kind: failure.kind)
-        }
-        handle = connection
-        let database = String(cString: PQdb(connection)), host = String(cString: PQhost(connection)), port = String(cString: PQport(connection))
-        target = "database \"\(database)\" at \(host):\(port)"
-        peer = CRUDPeer(namespace: database, address: host, port: Int(port))
-        cancelHandle = PQgetCancel(connection)
-        Self.configure(connection)
+        let own = try PostgresServerConnection(parameters: parameters, expandDatabase: expandDatabase)
+        self.own = own
+        group = nil
+        (target, peer) = Self.describe(own.handle)
     }
 
-    /// What every session of the connection needs, at connect and after a reconnect: notices
-    /// (`DROP TABLE IF EXISTS` of a missing table, say) are not errors, so they stay off stderr;
-    /// and sends never block, for the async path (`PQexec…`, the synchronous calls, block as
-    /// ever: libpq makes them wait whatever the mode).
-    private static func configure(_ connection: OpaquePointer) {
-        PQsetNoticeProcessor(connection, { _, _ in }, nil)
-        PQsetnonblocking(connection, 1)
+    /// A session sharing the server connections of `group`.
+    /// - Throws: `CRUDSQLExeError` naming the server and saying what failed.
+    init(sharing group: PostgresServerConnections) throws {
+        try group.join()
+        own = nil
+        self.group = group
+        (target, peer) = group.describe()
     }
 
     deinit {
-        if let cancelHandle { PQfreeCancel(cancelHandle) }
-        PQfinish(handle)
+        group?.leave()
+    }
+
+    /// What `connection` points at, for messages and for metrics.
+    static func describe(_ connection: OpaquePointer) -> (target: String, peer: CRUDPeer) {
+        let database = String(cString: PQdb(connection)), host = String(cString: PQhost(connection)), port = String(cString: PQport(connection))
+        return ("database \"\(database)\" at \(host):\(port)", CRUDPeer(namespace: database, address: host, port: Int(port)))
     }
 
     /// `PQcancel`: asks the server, over a connection of its own, to cancel what this session runs.
     @_spi(CRUDDriver) public func interrupt() {
-        cancelLock.withLock {
-            guard let cancelHandle else { return }
-            var message = [CChar](repeating: 0, count: 256)
-            _ = PQcancel(cancelHandle, &message, Int32(message.count))
-        }
+        if let own { own.cancel() } else { group?.interrupt(ObjectIdentifier(self)) }
     }
 
-    /// What a failed connection attempt was. libpq keeps no SQLSTATE for it, so it is told by how far
-    /// the attempt got: one that never reached a login (refused, unreachable, the server starting up
-    /// or shutting down) is an outage, `.connectionLost` with 08001, which retries look for; one
-    /// that needed or sent a password was refused by a server that runs, and keeps `.other`.
+    // MARK: - Holding a shared server connection
+
+    /// Runs `body` holding a shared server connection, when the session shares them: it blocks the
+    /// thread until one is free. `only`: that one (where the session's `lastval()` is).
+    /// - Throws: what `body` throws; `CRUDSQLExeError` when a lost server connection cannot reconnect.
+    @inline(__always)
+    func holding<T>(only: PostgresServerConnection? = nil, _ body: () throws -> T) throws -> T {
+        guard let group else { return try body() }
+        if held == nil { held = try group.acquire(for: ObjectIdentifier(self), only: only) }
+        holds += 1
+        defer { letGo() }
+        try reconnectHeld()
+        return try body()
+    }
+
+    /// `holding(_:)` suspending the task rather than blocking its thread.
+    func holding<T>(_ body: () async throws -> T) async throws -> T {
+        guard let group else { return try await body() }
+        if held == nil { held = try await group.acquire(for: ObjectIdentifier(self)) }
+        holds += 1
+        defer { letGo() }
+        try reconnectHeld()
+        return try await body()
+    }
+
+    /// The held server connection, lost or left half read, connects again.
+    private func reconnectHeld() throws {
+        guard let held, !held.isWorking || held.broken else { return }
+        try held.reconnect(target: target)
+    }
+
+    private func letGo() {
+        holds -= 1
+        guard holds == 0, let server = held else { return }
+        lastHeld = server
+        if group?.release(server, by: ObjectIdentifier(self)) == true { held = nil }
+    }
+
+    /// Runs `statement`, a read outside a transaction, in a shared server connection's pipeline;
+    /// `nil` when the session has a server connection of its own or holds one.
+    func pipelined(_ statement: PostgresStatement) async throws -> PostgresAnswer? {
+        guard let group, held == nil else { return nil }
+        return try await group.read(statement, for: ObjectIdentifier(self))
+    }
+
+    /// Prepares `statement` on the held server connection, where it is not yet.
+    /// - Throws: `CRUDSQLExeError` when the server refuses it.
+    func ensurePrepared(_ statement: PostgresStatement) throws {
+        guard let held, !statement.isPrepared(on: held) else { return }
+        try checked(PQprepare(handle, statement.name, statement.sql, 0, nil), sql: statement.sql)
+        statement.markPrepared(on: held)
+    }
+
+    /// `ensurePrepared(_:)` waiting for the server on the event loop.
+    /// - Throws: `CRUDSQLExeError` when the server refuses it.
+    func ensurePreparedAwaiting(_ statement: PostgresStatement) async throws {
+        guard let held, !statement.isPrepared(on: held) else { return }
+        guard PQsendPrepare(handle, statement.name, statement.sql, 0, nil) == 1 else { throw error(nil, sql: statement.sql) }
+        try checked(try await awaitAnswer(sql: statement.sql), sql: statement.sql)
+        statement.markPrepared(on: held)
+    }
+
     /// The database the parameters name, for messages: `database "app" at host:port`, or the URL
     /// with its password hidden.
     static func describe(_ parameters: [String: String], expandDatabase: Bool) -> String {
@@ -97,23 +147,11 @@ public final class PostgresConnection: CRUDConnection {
         return CRUDPeer(namespace: database?.isEmpty == false ? database : nil, address: url?.host, port: url?.port)
     }
 
-    private static func connectFailure(_ connection: OpaquePointer) -> (kind: CRUDSQLExeError.Kind, code: String?) {
-        if PQconnectionNeedsPassword(connection) != 0 || PQconnectionUsedPassword(connection) != 0 { return (.other, "28000") }
-        return (.connectionLost, "08001")
-    }
-
     /// A connection URL with its password hidden.
     private static func redacted(_ url: String) -> String {
         guard var components = URLComponents(string: url), components.password != nil else { return url }
         components.password = "***"
         return components.string ?? url
-    }
-
-    private static func withCStrings<T>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
-        var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
-        defer { pointers.forEach { free($0) } }
-        pointers.append(nil)
-        return body(pointers.map { $0.map { UnsafePointer($0) } })
     }
 
     // MARK: - Errors
@@ -122,10 +160,13 @@ public final class PostgresConnection: CRUDConnection {
     /// connection was lost.
     func error(_ result: OpaquePointer?, sql: String?) -> CRUDSQLExeError {
         var message = result.map { String(cString: PQresultErrorMessage($0)) } ?? ""
-        if message.isEmpty { message = String(cString: PQerrorMessage(handle)) }
+        // A pipelined read's error is all in its result; the connection is the holder's otherwise.
+        let server = own ?? held
+        if message.isEmpty, let server { message = String(cString: PQerrorMessage(server.handle)) }
+        let lost = server.map { !$0.isWorking } ?? false
         message = message.trimmingCharacters(in: .whitespacesAndNewlines)
         let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
-        if PQstatus(handle) == CONNECTION_BAD {
+        if lost {
             return CRUDSQLExeError("lost the connection to PostgreSQL \(target): \(message); the next call reconnects",
                                    sql: sql, code: state ?? "08006", databaseMessage: message, kind: .connectionLost)
         }
@@ -135,35 +176,25 @@ public final class PostgresConnection: CRUDConnection {
     }
 
     /// False once the connection to the server was lost, or an answer was left unread (a wait on
-    /// the event loop that failed); the pool then replaces it.
+    /// the event loop that failed); the pool then replaces it. A session sharing server connections
+    /// stays usable: the next one it holds reconnects, where lost.
     @_spi(CRUDDriver) public var isUsable: Bool {
-        PQstatus(handle) == CONNECTION_OK && !answerPending
+        guard let own else { return true }
+        return own.isWorking && !own.broken
     }
 
     /// Connects again after the connection was lost; prepared statements died with the old session.
     /// The executor calls it only outside a transaction: a transaction's work is gone with its
     /// session, and what its body runs next must fail rather than commit on a new session.
     @_spi(CRUDDriver) public func reconnect() throws {
-        PQreset(handle)
+        guard let own else { return }
         _ = cache.removeAll()
-        guard PQstatus(handle) == CONNECTION_OK else {
-            let message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
-            throw CRUDSQLExeError("cannot reconnect to PostgreSQL \(target): \(message)", code: "08006", databaseMessage: message,
-                                  kind: .connectionLost)
-        }
-        Self.configure(handle)
-        answerPending = false
-        // The new session has another process and key.
-        let fresh = PQgetCancel(handle)
-        cancelLock.withLock {
-            if let cancelHandle { PQfreeCancel(cancelHandle) }
-            cancelHandle = fresh
-        }
+        try own.reconnect(target: target)
     }
 
     /// A lost connection fails every call until the executor reconnects it.
     private func ensureConnected() throws {
-        guard PQstatus(handle) == CONNECTION_BAD else { return }
+        guard let own, !own.isWorking else { return }
         throw CRUDSQLExeError("lost the connection to PostgreSQL \(target); the next call outside a transaction reconnects",
                               code: "08006", kind: .connectionLost)
     }
@@ -181,8 +212,11 @@ public final class PostgresConnection: CRUDConnection {
 
     // MARK: - CRUDConnection
 
+    /// A session that does not hold a shared server connection has no transaction open: one
+    /// keeps the server connection from its `BEGIN` to its end.
     @_spi(CRUDDriver) public var transactionStatus: CRUDTransactionStatus {
-        switch PQtransactionStatus(handle) {
+        if group != nil, held == nil { return .none }
+        return switch PQtransactionStatus(handle) {
         case PQTRANS_INTRANS, PQTRANS_ACTIVE: .open
         case PQTRANS_INERROR: .aborted
         default: .none
@@ -199,9 +233,12 @@ public final class PostgresConnection: CRUDConnection {
 
     public func prepareOwned(_ sql: String) throws -> PostgresStatement {
         try ensureConnected()
-        let name = nextName()
-        try checked(PQprepare(handle, name, sql, 0, nil), sql: sql)
-        return try statement(named: name, sql: sql, described: PQdescribePrepared(handle, name))
+        if let described = describedBefore(sql) { return described }
+        return try holding {
+            let name = nextName()
+            try checked(PQprepare(handle, name, sql, 0, nil), sql: sql)
+            return try statement(named: name, sql: sql, described: PQdescribePrepared(handle, name))
+        }
     }
 
     /// Prepares with `PQsendPrepare` and describes with `PQsendDescribePrepared`, waiting for each
@@ -210,23 +247,20 @@ public final class PostgresConnection: CRUDConnection {
         try ensureConnected()
         if let cached = cache.checkOut(sql) { return cached }
         let statement = try await prepareOwnedAwaiting(sql)
-        if let evicted = cache.add(statement, for: sql).evicted { try? await execute(deallocation(of: evicted)) }
+        if let evicted = cache.add(statement, for: sql).evicted, own != nil { try? await execute(deallocation(of: evicted)) }
         return statement
     }
 
     @_spi(CRUDDriver) public func prepareOwnedAwaiting(_ sql: String) async throws -> PostgresStatement {
         try ensureConnected()
-        let name = nextName()
-        guard PQsendPrepare(handle, name, sql, 0, nil) == 1 else { throw error(nil, sql: sql) }
-        try checked(try await awaitAnswer(sql: sql), sql: sql)
-        guard PQsendDescribePrepared(handle, name) == 1 else { throw error(nil, sql: sql) }
-        return try statement(named: name, sql: sql, described: try await awaitAnswer(sql: sql))
-    }
-
-    /// The name of the next statement the session prepares.
-    private func nextName() -> String {
-        nextStatement += 1
-        return "crud_\(nextStatement)"
+        if let described = describedBefore(sql) { return described }
+        return try await holding {
+            let name = nextName()
+            guard PQsendPrepare(handle, name, sql, 0, nil) == 1 else { throw error(nil, sql: sql) }
+            try checked(try await awaitAnswer(sql: sql), sql: sql)
+            guard PQsendDescribePrepared(handle, name) == 1 else { throw error(nil, sql: sql) }
+            return try statement(named: name, sql: sql, described: try await awaitAnswer(sql: sql))
+        }
     }
 
     /// The statement prepared as `name`, from the server's description of it, which it frees.
@@ -234,15 +268,36 @@ public final class PostgresConnection: CRUDConnection {
         defer { PQclear(description) }
         guard let description, PQresultStatus(description) == PGRES_COMMAND_OK else { throw error(description, sql: sql) }
         let types = (0 ..< PQnparams(description)).map { PQparamtype(description, $0) }
-        return PostgresStatement(connection: self, name: name, sql: sql, parameterTypes: types)
+        let statement = PostgresStatement(connection: self, name: name, sql: sql, parameterTypes: types, sharing: group)
+        if let held { statement.markPrepared(on: held) }
+        group?.described(sql, parameterTypes: types)
+        return statement
+    }
+
+    /// A statement for `sql` that shared server connections described before: prepared where it
+    /// first runs, with no round trip now.
+    private func describedBefore(_ sql: String) -> PostgresStatement? {
+        guard let group, let types = group.parameterTypes(of: sql) else { return nil }
+        return PostgresStatement(connection: self, name: nextName(), sql: sql, parameterTypes: types, sharing: group)
+    }
+
+    /// The name of the next statement the session prepares: unique on its server connection, or
+    /// on all those it shares.
+    private func nextName() -> String {
+        if let group { return group.nextStatementName() }
+        nextStatement += 1
+        return "crud_\(nextStatement)"
     }
 
     public func discard(_ statement: PostgresStatement) {
         statement.clear()
-        if PQstatus(handle) == CONNECTION_OK { deallocate(statement) }
+        deallocate(statement)
     }
 
+    /// Frees what the server keeps for `statement`. Shared server connections free it when the
+    /// statement goes, through their pipelines, where holding one would block the thread.
     private func deallocate(_ statement: PostgresStatement) {
+        guard let own, own.isWorking else { return }
         PQclear(PQexec(handle, deallocation(of: statement)))
     }
 
@@ -252,26 +307,29 @@ public final class PostgresConnection: CRUDConnection {
 
     @_spi(CRUDDriver) public func release(_ statement: PostgresStatement) {
         statement.clear()
-        if !cache.checkIn(statement), PQstatus(handle) == CONNECTION_OK { deallocate(statement) }
+        if !cache.checkIn(statement) { deallocate(statement) }
     }
 
     @_spi(CRUDDriver) public func execute(_ sql: String) throws {
         try ensureConnected()
-        try checked(PQexec(handle, sql), sql: sql)
+        try holding { try checked(PQexec(handle, sql), sql: sql) }
     }
 
     /// Sends through libpq's asynchronous calls and waits on `CRUDEventLoop`.
     @_spi(CRUDDriver) public var executesWithoutBlocking: Bool { true }
 
-    @_spi(CRUDDriver) public func execute(_ statement: PostgresStatement) async throws {
+    /// A read outside a transaction goes through a shared server connection's pipeline.
+    @_spi(CRUDDriver) public func execute(_ statement: PostgresStatement, reading: Bool) async throws {
         try ensureConnected()
-        try await statement.executeWithoutBlocking()
+        try await statement.executeWithoutBlocking(reading: reading)
     }
 
     @_spi(CRUDDriver) public func execute(_ sql: String) async throws {
         try ensureConnected()
-        guard PQsendQuery(handle, sql) == 1 else { throw error(nil, sql: sql) }
-        try checked(try await awaitAnswer(sql: sql), sql: sql)
+        try await holding {
+            guard PQsendQuery(handle, sql) == 1 else { throw error(nil, sql: sql) }
+            try checked(try await awaitAnswer(sql: sql), sql: sql)
+        }
     }
 
     /// The server's answer to the statement just sent (`PQsendQueryPrepared`), waited for on the
@@ -279,7 +337,9 @@ public final class PostgresConnection: CRUDConnection {
     /// connection is ready for the next statement. `nil` when libpq has no result to give.
     /// - Throws: `CRUDSQLExeError` when the connection fails; the connection is then not usable.
     func awaitAnswer(sql: String) async throws -> OpaquePointer? {
-        answerPending = true
+        // Broken until the answer is all read: a wait that fails leaves it half read.
+        let server = own ?? held!
+        server.broken = true
         let socket = PQsocket(handle)
         var flushed = PQflush(handle)
         while flushed == 1 {
@@ -314,14 +374,24 @@ public final class PostgresConnection: CRUDConnection {
                 PQclear(next)
             }
         }
-        answerPending = false
+        server.broken = false
         return answer
     }
 
     /// `lastval()`: the last value an identity column or sequence produced in this session, or
     /// `nil` when none has. Inside a transaction it runs under a savepoint, so asking cannot abort it.
+    /// On a shared server connection that another session held since, `lastval()` may be that
+    /// session's: it throws then.
     @_spi(CRUDDriver) public func lastInsertId(using runner: some CRUDCatalogRunner<Statement>) throws -> Int? {
         try ensureConnected()
+        return try holding(only: lastHeld) { try lastValue(using: runner) }
+    }
+
+    private func lastValue(using runner: some CRUDCatalogRunner<Statement>) throws -> Int? {
+        if let group, let held, !group.wasHeldBefore(held, by: ObjectIdentifier(self)) {
+            throw CRUDSQLExeError("lastInsertId(): another session used the shared server connection since the insert, so its last id "
+                + "may be another's; use returning(…) to get the row's values")
+        }
         let guarded = PQtransactionStatus(handle) != PQTRANS_IDLE
         let savepoint = "crud_lastval"
         if guarded { try runner.execute(dialect.savepoint(savepoint)) }

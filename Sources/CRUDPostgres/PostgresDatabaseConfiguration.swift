@@ -7,6 +7,12 @@
 /// waits up to `poolTimeout` for a free one. A connection broken by a server restart is replaced.
 /// A server that is down when the program starts: set the pool's `connectsOnFirstUse` (and a
 /// `connectRetry` window), and ask `Database.ping()` when it answers.
+///
+/// `serverConnections` lets the pool's sessions share fewer connections to the server: async reads
+/// outside a transaction then share them at once through libpq's pipeline mode, while a
+/// transaction, a write or a synchronous call holds its server connection alone (the others of
+/// that connection wait for it). Session state set by raw SQL (`SET`, temporary tables) is then
+/// the shared connection's; "Transactions and concurrency" tells what it guarantees and costs.
 public final class PostgresDatabaseConfiguration: DatabaseConfigurationProtocol {
     @_spi(CRUDDriver) public let executor: CRUDExecutor<PostgresConnection>
     /// What the first connection reached: `database "app" at host:port`; with the pool's
@@ -23,34 +29,42 @@ public final class PostgresDatabaseConfiguration: DatabaseConfigurationProtocol 
     ///   - password: the role's password, when the server asks for one.
     ///   - connectTimeout: seconds to wait for the server before giving up.
     ///   - pool: how many connections to keep and how long a caller waits for a free one.
+    ///   - serverConnections: at most this many connections to the server, shared by the pool's
+    ///     sessions; `nil` (the default): each session has its own.
     /// - Throws: `CRUDSQLExeError` naming the database, host and port and saying what failed:
     ///   refused connection, unknown host, wrong password, missing database, timeout.
     public convenience init(database: String, host: String, port: Int? = nil, username: String? = nil,
-                            password: String? = nil, connectTimeout: Int = 10, pool: PostgresPoolOptions = .init()) throws {
+                            password: String? = nil, connectTimeout: Int = 10, pool: PostgresPoolOptions = .init(),
+                            serverConnections: Int? = nil) throws {
         var parameters = ["dbname": database, "host": host, "connect_timeout": String(connectTimeout)]
         parameters["port"] = port.map(String.init)
         parameters["user"] = username
         parameters["password"] = password
-        try self.init(parameters: parameters, pool: pool)
+        try self.init(parameters: parameters, pool: pool, serverConnections: serverConnections)
     }
 
     /// Connects with a connection URL: `postgresql://user:password@host:port/database?options…`.
-    /// Parameters the URL leaves out take libpq's defaults.
+    /// Parameters the URL leaves out take libpq's defaults. `serverConnections` as above.
     /// - Throws: `CRUDSQLExeError`, as above; also for a malformed URL.
-    public convenience init(url: String, connectTimeout: Int = 10, pool: PostgresPoolOptions = .init()) throws {
-        try self.init(parameters: ["dbname": url, "connect_timeout": String(connectTimeout)], expandDatabase: true, pool: pool)
+    public convenience init(url: String, connectTimeout: Int = 10, pool: PostgresPoolOptions = .init(), serverConnections: Int? = nil) throws {
+        try self.init(parameters: ["dbname": url, "connect_timeout": String(connectTimeout)], expandDatabase: true, pool: pool,
+                      serverConnections: serverConnections)
     }
 
     /// Connects with any libpq connection keywords (`host`, `port`, `dbname`, `user`, `password`,
     /// `options`, `sslmode`, …); those left out take libpq's defaults. With the pool's
-    /// `connectsOnFirstUse`, nothing connects until the first call.
-    public init(parameters: [String: String], expandDatabase: Bool = false, pool: PostgresPoolOptions = .init()) throws {
+    /// `connectsOnFirstUse`, nothing connects until the first call. `serverConnections` as above.
+    /// - Throws: `CRUDSQLExeError`, as above.
+    public init(parameters: [String: String], expandDatabase: Bool = false, pool: PostgresPoolOptions = .init(),
+                serverConnections: Int? = nil) throws {
         var parameters = parameters
         if parameters["connect_timeout"] == nil { parameters["connect_timeout"] = "10" }
         let opened = parameters
         let layout = CRUDPoolLayout.interchangeable(minimum: pool.minimumConnections, maximum: max(1, pool.maximumConnections))
+        let shared = serverConnections.map { PostgresServerConnections(limit: $0, parameters: opened, expandDatabase: expandDatabase) }
         let open: @Sendable (CRUDConnectionRole) throws -> PostgresConnection = { _ in
-            try PostgresConnection(parameters: opened, expandDatabase: expandDatabase)
+            guard let shared else { return try PostgresConnection(parameters: opened, expandDatabase: expandDatabase) }
+            return try PostgresConnection(sharing: shared)
         }
         if pool.connectsOnFirstUse {
             target = PostgresConnection.describe(parameters, expandDatabase: expandDatabase)

@@ -61,8 +61,16 @@ public final class PostgresStatement: CRUDStatement {
     /// Swift's dynamic exclusivity checks, which cost more than the call they save.
     @exclusivity(unchecked) private var columnTypes: UnsafeMutableBufferPointer<Oid>?
 
-    init(connection: PostgresConnection, name: String, sql: String, parameterTypes: [Oid]) {
+    /// The server connections the statement's session shares, where it does: the statement is
+    /// prepared on each it ran on, under the same name.
+    private let group: PostgresServerConnections?
+    /// For each of the group's server connections, by index, its generation plus one where the
+    /// statement is prepared there, else 0. Used by the session's holder, or under the group's lock.
+    @exclusivity(unchecked) private var preparedOn: [Int] = []
+
+    init(connection: PostgresConnection, name: String, sql: String, parameterTypes: [Oid], sharing group: PostgresServerConnections? = nil) {
         self.connection = connection
+        self.group = group
         self.name = name
         self.sql = sql
         self.parameterTypes = parameterTypes
@@ -75,6 +83,23 @@ public final class PostgresStatement: CRUDStatement {
     deinit {
         PQclear(result)
         columnTypes?.deallocate()
+        if let group, preparedOn.contains(where: { $0 > 0 }) { group.deallocate(name, preparedOn: preparedOn) }
+    }
+
+    /// Whether the statement is prepared on `server`, one of its group's.
+    func isPrepared(on server: PostgresServerConnection) -> Bool {
+        server.index < preparedOn.count && preparedOn[server.index] == server.generation + 1
+    }
+
+    /// The statement is prepared on `server` now.
+    func markPrepared(on server: PostgresServerConnection) {
+        if preparedOn.count <= server.index { preparedOn += Array(repeating: 0, count: server.index + 1 - preparedOn.count) }
+        preparedOn[server.index] = server.generation + 1
+    }
+
+    /// The statement is not prepared on `server`.
+    func forgetPreparation(on server: PostgresServerConnection) {
+        if server.index < preparedOn.count { preparedOn[server.index] = 0 }
     }
 
     /// Back to no parameters and no result, ready for the next user.
@@ -96,19 +121,31 @@ public final class PostgresStatement: CRUDStatement {
     }
 
     private func execute() throws {
-        try adopt(withParameters { count, values in
-            PQexecPrepared(connection.handle, name, count, values, parameterLengths, parameterFormats, 1)
-        })
+        try connection.holding {
+            try connection.ensurePrepared(self)
+            try adopt(withParameters { count, values in
+                PQexecPrepared(connection.handle, name, count, values, parameterLengths, parameterFormats, 1)
+            })
+        }
     }
 
     /// `execute()` without blocking a thread: sends the statement and waits for the answer on the
-    /// event loop (`PostgresConnection.awaitAnswer`).
-    func executeWithoutBlocking() async throws {
-        let sent = withParameters { count, values in
-            PQsendQueryPrepared(connection.handle, name, count, values, parameterLengths, parameterFormats, 1)
+    /// event loop (`PostgresConnection.awaitAnswer`); a read outside a transaction (`reading`) goes
+    /// through a shared server connection's pipeline.
+    func executeWithoutBlocking(reading: Bool) async throws {
+        if reading, let answer = try await connection.pipelined(self) { return try adopt(answer.result) }
+        try await connection.holding {
+            try await connection.ensurePreparedAwaiting(self)
+            guard send(on: connection.handle) == 1 else { throw connection.error(nil, sql: sql) }
+            try adopt(try await connection.awaitAnswer(sql: sql))
         }
-        guard sent == 1 else { throw connection.error(nil, sql: sql) }
-        try adopt(try await connection.awaitAnswer(sql: sql))
+    }
+
+    /// `PQsendQueryPrepared` of the statement with its parameters, on `handle`.
+    func send(on handle: OpaquePointer) -> Int32 {
+        withParameters { count, values in
+            PQsendQueryPrepared(handle, name, count, values, parameterLengths, parameterFormats, 1)
+        }
     }
 
     /// Calls `run` with the parameter count and the parameters' values as libpq takes them (on the

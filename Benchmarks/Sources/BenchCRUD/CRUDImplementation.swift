@@ -82,6 +82,20 @@ public final class CRUDPostgresThreadsImplementation: BenchConcurrentImplementat
     public func concurrentInserts(_ slices: [[ItemData]]) throws { try workloads.concurrentInserts(slices) }
 }
 
+/// CRUD on PostgreSQL with its pool's 16 sessions sharing 4 server connections, async reads
+/// pipelined on them.
+public final class CRUDPostgresSharedImplementation: BenchConcurrentImplementation {
+    private let workloads: CRUDWorkloads<PostgresDatabaseConfiguration>
+
+    public init(path: String) throws {
+        let configuration = try PostgresDatabaseConfiguration(url: path, pool: .init(maximumConnections: 16), serverConnections: 4)
+        workloads = CRUDWorkloads(Database(configuration: configuration))
+    }
+
+    public func concurrentLookups(_ slices: [[Int64]]) throws -> Checksum { try workloads.concurrentLookups(slices) }
+    public func concurrentInserts(_ slices: [[ItemData]]) throws { try workloads.concurrentInserts(slices) }
+}
+
 /// CRUD on PostgreSQL; `path` is a connection URL.
 public final class CRUDPostgresImplementation: BenchServerImplementation {
     fileprivate let workloads: CRUDWorkloads<PostgresDatabaseConfiguration>

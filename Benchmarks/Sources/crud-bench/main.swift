@@ -468,6 +468,7 @@ func runPostgres(_ options: Options, selected: [String], dataset: Dataset) throw
         ("raw libpq, connection per thread", RawPostgresImplementation.self),
         ("CRUD", CRUDPostgresImplementation.self),
         ("CRUD on CRUDThreads", CRUDPostgresThreadsImplementation.self),
+        ("CRUD, 4 server connections", CRUDPostgresSharedImplementation.self),
         ("PostgresNIO", PostgresNIOImplementation.self),
     ]
     var concurrentRows = try concurrentLookupRows("postgres concurrent lookup", concurrent, rounds: options.rounds, dataset: dataset,

@@ -28,7 +28,9 @@ public final class AnyCRUDConnection: CRUDConnection {
     @_spi(CRUDDriver) public func interruptEnded() { base.interruptEnded() }
     @_spi(CRUDDriver) public var runsOnCallersThread: Bool { base.runsOnCallersThread }
     @_spi(CRUDDriver) public var executesWithoutBlocking: Bool { base.executesWithoutBlocking }
-    @_spi(CRUDDriver) public func execute(_ statement: AnyCRUDStatement) async throws { try await base.erasedExecute(statement) }
+    @_spi(CRUDDriver) public func execute(_ statement: AnyCRUDStatement, reading: Bool) async throws {
+        try await base.erasedExecute(statement, reading: reading)
+    }
     @_spi(CRUDDriver) public func execute(_ sql: String) async throws { try await base.execute(sql) }
     @_spi(CRUDDriver) public func prepareAwaiting(_ sql: String) async throws -> AnyCRUDStatement {
         AnyCRUDStatement(try await base.prepareAwaiting(sql))
@@ -124,11 +126,11 @@ extension CRUDConnection {
         if let statement = statement.base as? Statement { discard(statement) }
     }
 
-    fileprivate func erasedExecute(_ statement: AnyCRUDStatement) async throws {
+    fileprivate func erasedExecute(_ statement: AnyCRUDStatement, reading: Bool) async throws {
         guard let statement = statement.base as? Statement else {
             throw CRUDSQLExeError("\(Self.self) was given a statement of \(type(of: statement.base)) to run", sql: statement.sql)
         }
-        try await execute(statement)
+        try await execute(statement, reading: reading)
     }
 
     fileprivate func erasedLastInsertId(_ runner: some CRUDCatalogRunner<AnyCRUDStatement>) throws -> Int? {

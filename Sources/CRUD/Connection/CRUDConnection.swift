@@ -148,9 +148,11 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// Runs `statement`, bound, without blocking a thread: sends it, suspends the task until the
     /// server's whole answer is in (`CRUDEventLoop`), and keeps the answer in the statement, whose
     /// `step()` then moves through its rows without waiting. Called only where
-    /// `executesWithoutBlocking` is true, never twice for one run of the statement.
+    /// `executesWithoutBlocking` is true, never twice for one run of the statement. `reading`: the
+    /// statement only reads, outside a transaction, so it depends on no session state and the
+    /// driver may send it on a server connection other sessions use at the same time.
     /// - Throws: `CRUDSQLExeError` when the statement fails or the connection is lost.
-    @_spi(CRUDDriver) func execute(_ statement: Statement) async throws
+    @_spi(CRUDDriver) func execute(_ statement: Statement, reading: Bool) async throws
 
     /// `prepare(_:)` without blocking a thread: a statement the cache lacks is prepared waiting on
     /// `CRUDEventLoop`. Called only where `executesWithoutBlocking` is true.
@@ -199,7 +201,7 @@ extension CRUDConnection {
     @_spi(CRUDDriver) public var runsOnCallersThread: Bool { false }
     @_spi(CRUDDriver) public var executesWithoutBlocking: Bool { false }
 
-    @_spi(CRUDDriver) public func execute(_ statement: Statement) async throws {
+    @_spi(CRUDDriver) public func execute(_ statement: Statement, reading: Bool) async throws {
         throw Self.cannotAwait(statement.sql)
     }
     @_spi(CRUDDriver) public func execute(_ sql: String) async throws {

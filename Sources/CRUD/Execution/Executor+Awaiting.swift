@@ -39,7 +39,7 @@ extension CRUDExecutor {
                 // block a thread waiting for it (`CRUDHold.acrossSuspension`).
                 let session = try await leaseAcrossSuspension(access)
                 defer { pool.giveBack(session) }
-                return try await session.running(cancellation) { try await body(session) }
+                return try await session.running(cancellation, reading: access == .read) { try await body(session) }
             } onCancel: {
                 cancellation.cancel(.cancelled)
             }

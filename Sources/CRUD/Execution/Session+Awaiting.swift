@@ -3,11 +3,17 @@
 /// logged, measured, cancelled), with the driver's `execute(_:)` suspending the task, not a thread,
 /// until the answer is in; the rows are then read from it without waiting.
 extension CRUDSession {
-    /// `running(_:_:)` for a call that suspends while its statements run.
+    /// `running(_:_:)` for a call that suspends while its statements run; `reading` when the call
+    /// only reads.
     /// - Throws: what `body` throws; the cancellation's error for a call cancelled before it started.
-    func running<T>(_ cancellation: CRUDCancellation, _ body: () async throws -> T) async throws -> T {
+    func running<T>(_ cancellation: CRUDCancellation, reading: Bool = false, _ body: () async throws -> T) async throws -> T {
         let outer = try enter(cancellation)
-        defer { leave(cancellation, restoring: outer) }
+        let outerReads = callReads
+        callReads = reading
+        defer {
+            callReads = outerReads
+            leave(cancellation, restoring: outer)
+        }
         do {
             return try await body()
         } catch {
@@ -150,10 +156,11 @@ extension CRUDSession {
         }
     }
 
-    /// Runs the bound `statement`, waiting for the server's answer without a thread.
+    /// Runs the bound `statement`, waiting for the server's answer without a thread: a read of a
+    /// call that only reads, outside a transaction, may share a server connection.
     /// - Throws: `CRUDSQLExeError`.
     @usableFromInline
     func execute(_ statement: Connection.Statement) async throws {
-        try await connection.execute(statement)
+        try await connection.execute(statement, reading: callReads && transactionDepth == 0)
     }
 }

@@ -92,6 +92,9 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     /// interrupts stop them; `nil` when the call has neither a task to be cancelled nor a timeout.
     /// Guarded by `gate`, as the statements are.
     @usableFromInline @exclusivity(unchecked) var cancellation: CRUDCancellation?
+    /// Whether the async call running on the session only reads (`CRUDAccess.read`): its statements
+    /// outside a transaction may then share a server connection with other sessions'.
+    @usableFromInline @exclusivity(unchecked) var callReads = false
 
     init(_ connection: Connection, role: CRUDConnectionRole, observation: CRUDObservationCenter, instruments: CRUDInstruments?) {
         self.connection = connection

@@ -40,8 +40,12 @@ final class PostgresTestServer: @unchecked Sendable {
     /// A connection whose `search_path` is a new, empty schema of its own, and whose
     /// `application_name` is that schema's name.
     func freshConfiguration(pool: PostgresPoolOptions = .init()) throws -> PostgresDatabaseConfiguration {
-        try PostgresDatabaseConfiguration(parameters: try freshParameters(), pool: pool)
+        try PostgresDatabaseConfiguration(parameters: try freshParameters(), pool: pool, serverConnections: Self.serverConnections)
     }
+
+    /// `CRUD_TEST_POSTGRES_SERVER_CONNECTIONS=n` runs the shared suite with the pool's sessions
+    /// sharing at most `n` server connections (`serverConnections`).
+    static let serverConnections = ProcessInfo.processInfo.environment["CRUD_TEST_POSTGRES_SERVER_CONNECTIONS"].flatMap { Int($0) }
 
     /// The libpq keywords of `freshConfiguration`, for a child process to reach the same schema.
     func freshParameters() throws -> [String: String] {

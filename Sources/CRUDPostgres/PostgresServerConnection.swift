@@ -1,0 +1,176 @@
+import CLibPQ
+@_spi(CRUDDriver) import CRUD
+import Foundation
+
+/// One libpq connection to the server: a session's own (the default), or one of those several
+/// sessions share (`PostgresServerConnections`).
+///
+/// `@unchecked Sendable`: shared, its state is guarded by its group's lock, and `handle` is used
+/// under that lock or by the session holding it (`owner`), whose pipeline is then empty; a
+/// session's own is used by that session alone, but for `cancel()`, which `cancelLock` guards.
+final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
+    let handle: OpaquePointer
+    /// Its place among its group's, which a statement's preparations are marked by.
+    let index: Int
+    /// The group it belongs to; `nil` for a session's own.
+    private weak var group: PostgresServerConnections?
+    /// Counts the reconnects: a statement prepared before one is gone.
+    var generation = 0
+    /// What `PQcancel` needs, made at each connect.
+    private var cancelHandle: OpaquePointer?
+    private let cancelLock = NSLock()
+
+    // Shared only, guarded by the group's lock:
+    /// The session holding it.
+    var owner: ObjectIdentifier?
+    /// The session that held it before `owner`: whether `lastval()` is still `owner`'s.
+    var previousOwner: ObjectIdentifier?
+    /// The session that held it last (`owner`, while one does).
+    var lastOwner: ObjectIdentifier?
+    /// A session waiting to hold it, for which it takes no more reads.
+    var reservedFor: ObjectIdentifier?
+    /// Reads sent and not yet answered, in the order the server answers them.
+    var inFlight: [PostgresRead] = []
+    /// Reads sent since the last Sync, which go with the next.
+    var unsynced = 0
+    /// Syncs sent whose own result is not read yet.
+    var syncsPending = 0
+    /// Whether its pipeline is empty: every read answered, every Sync's result read.
+    var isIdle: Bool { inFlight.isEmpty && syncsPending == 0 }
+    /// Commands to send once it takes reads again (`DEALLOCATE` of a statement gone).
+    var pendingCommands: [String] = []
+    /// Whether the event loop watches its socket.
+    var watched = false
+    /// Whether libpq holds output it could not send yet.
+    var flushPending = false
+    /// Whether an answer was left half read: it is reset before its next use.
+    var broken = false
+
+    /// Connects with libpq's keywords; `group` when shared, at `index` among its connections.
+    /// - Throws: `CRUDSQLExeError` naming the server and saying what failed.
+    init(parameters: [String: String], expandDatabase: Bool, group: PostgresServerConnections? = nil, index: Int = 0) throws {
+        let keywords = Array(parameters.keys)
+        let values = keywords.map { parameters[$0]! }
+        let connection = Self.withCStrings(keywords) { keywordPointers in
+            Self.withCStrings(values) { valuePointers in
+                PQconnectdbParams(keywordPointers, valuePointers, expandDatabase ? 1 : 0)
+            }
+        }
+        guard let connection else { throw CRUDSQLExeError("cannot connect to PostgreSQL: libpq could not allocate a connection") }
+        let described = "PostgreSQL " + PostgresConnection.describe(parameters, expandDatabase: expandDatabase)
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = String(cString: PQerrorMessage(connection)).trimmingCharacters(in: .whitespacesAndNewlines)
+            let failure = Self.connectFailure(connection)
+            PQfinish(connection)
+            throw CRUDSQLExeError("cannot connect to \(described): \(message)", code: failure.code, databaseMessage: message, kind: failure.kind)
+        }
+        handle = connection
+        self.group = group
+        self.index = index
+        cancelHandle = PQgetCancel(connection)
+        Self.configure(connection)
+    }
+
+    deinit {
+        if let cancelHandle { PQfreeCancel(cancelHandle) }
+        PQfinish(handle)
+    }
+
+    /// What every session of the connection needs, at connect and after a reconnect: notices
+    /// (`DROP TABLE IF EXISTS` of a missing table, say) are not errors, so they stay off stderr;
+    /// and sends never block, for the async path (`PQexec…`, the synchronous calls, block as
+    /// ever: libpq makes them wait whatever the mode).
+    private static func configure(_ connection: OpaquePointer) {
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        PQsetnonblocking(connection, 1)
+    }
+
+    /// What a failed connection attempt was. libpq keeps no SQLSTATE for it, so it is told by how far
+    /// the attempt got: one that never reached a login (refused, unreachable, the server starting up
+    /// or shutting down) is an outage, `.connectionLost` with 08001, which retries look for; one
+    /// that needed or sent a password was refused by a server that runs, and keeps `.other`.
+    private static func connectFailure(_ connection: OpaquePointer) -> (kind: CRUDSQLExeError.Kind, code: String?) {
+        if PQconnectionNeedsPassword(connection) != 0 || PQconnectionUsedPassword(connection) != 0 { return (.other, "28000") }
+        return (.connectionLost, "08001")
+    }
+
+    private static func withCStrings<T>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
+        var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+        defer { pointers.forEach { free($0) } }
+        pointers.append(nil)
+        return body(pointers.map { $0.map { UnsafePointer($0) } })
+    }
+
+    /// Whether the connection to the server is up.
+    var isWorking: Bool {
+        PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// `PQcancel`: asks the server, over a connection of its own, to cancel what this connection
+    /// runs. It returns once the server took the request.
+    func cancel() {
+        cancelLock.withLock {
+            guard let cancelHandle else { return }
+            var message = [CChar](repeating: 0, count: 256)
+            _ = PQcancel(cancelHandle, &message, Int32(message.count))
+        }
+    }
+
+    /// Connects again after a loss; statements prepared before are gone (`generation`). By the
+    /// session using or holding the connection.
+    /// - Throws: `CRUDSQLExeError` when the server still cannot be reached.
+    func reconnect(target: String) throws {
+        PQreset(handle)
+        guard isWorking else {
+            let message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw CRUDSQLExeError("cannot reconnect to PostgreSQL \(target): \(message)", code: "08006", databaseMessage: message,
+                                  kind: .connectionLost)
+        }
+        Self.configure(handle)
+        // The new session has another process and key.
+        let fresh = PQgetCancel(handle)
+        cancelLock.withLock {
+            if let cancelHandle { PQfreeCancel(cancelHandle) }
+            cancelHandle = fresh
+        }
+        broken = false
+        generation += 1
+    }
+
+    /// Reads what the server sent, for the group.
+    func socketIsReady() {
+        group?.answer(on: self)
+    }
+}
+
+/// A read in a shared server connection's pipeline: what was sent, and who waits for its answer.
+struct PostgresRead {
+    /// Tells reads apart over time (0 for the group's own commands).
+    let serial: Int
+    let session: ObjectIdentifier
+    /// The statement, bound; `nil` for a command of the group's own (`DEALLOCATE`), or once nobody
+    /// waits any more.
+    var statement: PostgresStatement?
+    let command: String
+    /// `nil` once nobody waits: the task was cancelled before the server reached the read.
+    var task: CheckedContinuation<PostgresAnswer?, any Error>?
+    var answer: OpaquePointer?
+    /// The statement's preparation on this server connection was sent before it, and its results
+    /// have not ended yet: they come first.
+    var preparing = false
+    /// Its session asked to cancel it: the server is asked to stop it once it runs it.
+    var cancelled = false
+    /// A read before it in its batch failed, so it did not run.
+    var aborted = false
+    /// A cancel meant for another read was sent while this one was in flight, and may hit it.
+    var exposed = false
+    var retries = 0
+}
+
+/// A server's answer to a pipelined read, handed from the event loop's thread to the read's task.
+///
+/// `@unchecked Sendable`: the result is the task's alone once handed over; the event loop's thread
+/// keeps no reference to it.
+struct PostgresAnswer: @unchecked Sendable {
+    let result: OpaquePointer?
+}

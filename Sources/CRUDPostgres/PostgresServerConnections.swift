@@ -1,0 +1,578 @@
+import CLibPQ
+@_spi(CRUDDriver) import CRUD
+import Foundation
+
+/// The server connections a database's sessions share (`PostgresDatabaseConfiguration`'s
+/// `serverConnections`): at most `limit`, one opened for each session that joins until there are
+/// `limit`, all closed with the last session.
+///
+/// A session takes a server connection for itself (`acquire`) for whatever depends on the server
+/// session: a transaction (held from its `BEGIN` to its end, as the server reports it), writes,
+/// preparations, catalog reads and every synchronous call. It takes any that no session holds, and
+/// waits for a free one otherwise, so sessions never wait for one another while a server
+/// connection is free. Async reads outside a transaction take none: each goes into the pipeline of
+/// the least busy server connection no session holds or waits for (libpq's pipeline mode), with a
+/// Sync of its own, so each runs in a transaction of its own and one failing fails no other; the
+/// event loop's thread reads the answers as they come and hands each to its task, which decodes
+/// the rows. A session waiting to hold a server connection whose pipeline has reads in flight
+/// reserves it: it takes no more reads, and is the session's once they are answered.
+///
+/// `@unchecked Sendable`: everything, each server connection's shared state too, is guarded by
+/// `lock`, but `deallocations`, guarded by `deallocationLock`; a held server connection's `handle`
+/// is its holder's alone.
+final class PostgresServerConnections: @unchecked Sendable {
+    let limit: Int
+    private let parameters: [String: String]
+    private let expandDatabase: Bool
+    let lock = NSCondition()
+    private var servers: [PostgresServerConnection] = []
+    private var sessions = 0
+    private var opening = 0
+    /// Sessions waiting to hold a server connection, in order.
+    private var waiting: [Waiter] = []
+    /// Server connections granted to threads that wait on `lock`.
+    private var granted: [ObjectIdentifier: PostgresServerConnection] = [:]
+    /// Reads that wait for a server connection that takes reads.
+    private var queued: [PostgresRead] = []
+    /// How many statements were prepared, for their names.
+    private var statements = 0
+    /// What the first server connection reached.
+    private var described: (target: String, peer: CRUDPeer)?
+    /// Statements gone, to deallocate (`deallocate(_:preparedOn:)`): guarded by `deallocationLock`.
+    private var deallocations: [(name: String, marks: [Int])] = []
+    private let deallocationLock = NSLock()
+
+    /// How many reads were sent, for their serial numbers.
+    private var reads = 0
+    /// Sessions whose threads waited for a server connection and were interrupted.
+    private var refused: Set<ObjectIdentifier> = []
+    /// The parameter types of each statement the server described, by its SQL: a session
+    /// preparing it again needs no round trip, and prepares it where it first runs.
+    private var parameterTypes: [String: [Oid]] = [:]
+    static let describedCapacity = 1024
+
+    private struct Waiter {
+        let session: ObjectIdentifier
+        /// The one server connection the session waits for, when it wants that one alone.
+        let only: PostgresServerConnection?
+        /// The task to resume with its server connection; `nil` for a thread waiting on `lock`.
+        let task: CheckedContinuation<PostgresServerConnection, any Error>?
+    }
+
+    init(limit: Int, parameters: [String: String], expandDatabase: Bool) {
+        self.limit = max(1, limit)
+        self.parameters = parameters
+        self.expandDatabase = expandDatabase
+    }
+
+    // MARK: - Sessions
+
+    /// A new session joins: a server connection opens for it while there are fewer than `limit`.
+    /// - Throws: `CRUDSQLExeError` when the server connection cannot be opened.
+    func join() throws {
+        let index: Int? = lock.withLock {
+            sessions += 1
+            guard servers.count + opening < min(limit, sessions) else { return nil }
+            opening += 1
+            return servers.count + opening - 1
+        }
+        guard let index else { return }
+        do {
+            let server = try PostgresServerConnection(parameters: parameters, expandDatabase: expandDatabase, group: self, index: index)
+            let description = PostgresConnection.describe(server.handle)
+            let resumed: [() -> Void] = lock.withLock {
+                if described == nil { described = description }
+                opening -= 1
+                servers.append(server)
+                servers.sort { $0.index < $1.index }
+                return admit()
+            }
+            for resume in resumed { resume() }
+        } catch {
+            lock.withLock {
+                opening -= 1
+                sessions -= 1
+            }
+            throw error
+        }
+    }
+
+    /// A session is done; the server connections close with the last.
+    func leave() {
+        lock.withLock {
+            sessions -= 1
+            if sessions == 0, opening == 0 { servers.removeAll() }
+        }
+    }
+
+    /// What the server connections point at, for messages and metrics: what the first reached.
+    func describe() -> (target: String, peer: CRUDPeer) {
+        lock.withLock { described } ?? ("PostgreSQL " + PostgresConnection.describe(parameters, expandDatabase: expandDatabase),
+                                        PostgresConnection.peer(parameters, expandDatabase: expandDatabase))
+    }
+
+    /// Whether `session`, holding `server`, is the one that held it before, so that no other
+    /// session ran anything on it since (reads in the pipeline change no session state).
+    func wasHeldBefore(_ server: PostgresServerConnection, by session: ObjectIdentifier) -> Bool {
+        lock.withLock { server.previousOwner == session }
+    }
+
+    /// The parameter types of `sql` as the server described them before, if it did.
+    func parameterTypes(of sql: String) -> [Oid]? {
+        lock.withLock { parameterTypes[sql] }
+    }
+
+    /// The server described `sql`'s parameters as `types`.
+    func described(_ sql: String, parameterTypes types: [Oid]) {
+        lock.withLock {
+            if parameterTypes.count >= Self.describedCapacity { parameterTypes.removeAll() }
+            parameterTypes[sql] = types
+        }
+    }
+
+    /// A name for a statement to prepare, the same on every server connection.
+    func nextStatementName() -> String {
+        lock.withLock {
+            statements += 1
+            return "crud_\(statements)"
+        }
+    }
+
+    // MARK: - Holding
+
+    /// A server connection for `session` alone (`only` that one, when given), blocking the thread
+    /// until one is free.
+    /// - Throws: `CRUDSQLExeError` when the session's call was interrupted while it waited.
+    func acquire(for session: ObjectIdentifier, only: PostgresServerConnection? = nil) throws -> PostgresServerConnection {
+        lock.lock()
+        defer { lock.unlock() }
+        if waiting.isEmpty, let free = free(only) { return grant(free, to: session) }
+        waiting.append(Waiter(session: session, only: only, task: nil))
+        reserve()
+        while granted[session] == nil, !refused.contains(session) { lock.wait() }
+        if refused.remove(session) != nil { throw Self.interruptedWaiting }
+        return granted.removeValue(forKey: session)!
+    }
+
+    private static let interruptedWaiting = CRUDSQLExeError("the call was interrupted while it waited for a server connection")
+
+    /// `acquire(for:only:)` suspending the task rather than blocking its thread.
+    /// - Throws: `CRUDSQLExeError` when the session's call was interrupted while it waited.
+    func acquire(for session: ObjectIdentifier, only: PostgresServerConnection? = nil) async throws -> PostgresServerConnection {
+        try await withCheckedThrowingContinuation { (task: CheckedContinuation<PostgresServerConnection, any Error>) in
+            lock.lock()
+            if waiting.isEmpty, let free = free(only) {
+                let server = grant(free, to: session)
+                lock.unlock()
+                return task.resume(returning: server)
+            }
+            waiting.append(Waiter(session: session, only: only, task: task))
+            reserve()
+            lock.unlock()
+        }
+    }
+
+    /// `session` is done with `server`, which it keeps while the server has a transaction open on
+    /// it (or a statement running): the transaction is that session's. Whether it let it go.
+    func release(_ server: PostgresServerConnection, by session: ObjectIdentifier) -> Bool {
+        let resumed: [() -> Void]? = lock.withLock {
+            guard server.owner == session else { return [] }
+            let status = PQtransactionStatus(server.handle)
+            guard status != PQTRANS_INTRANS, status != PQTRANS_INERROR, status != PQTRANS_ACTIVE else { return nil }
+            server.owner = nil
+            return admit()
+        }
+        for resume in resumed ?? [] { resume() }
+        return resumed != nil
+    }
+
+    /// Called under `lock`: a server connection no session holds, reserves or reads on (`only` that
+    /// one), working ones first.
+    private func free(_ only: PostgresServerConnection?) -> PostgresServerConnection? {
+        let candidates = only.map { [$0] } ?? servers
+        let idle = candidates.filter { $0.owner == nil && $0.reservedFor == nil && $0.isIdle }
+        return idle.first(where: \.isWorking) ?? idle.first
+    }
+
+    /// Called under `lock`: `server` is `session`'s, out of pipeline mode, which libpq's synchronous
+    /// calls refuse.
+    private func grant(_ server: PostgresServerConnection, to session: ObjectIdentifier) -> PostgresServerConnection {
+        server.owner = session
+        server.previousOwner = server.lastOwner
+        server.lastOwner = session
+        // Its holder waits on the event loop for itself; a watch armed before is not the group's now.
+        server.watched = false
+        if PQpipelineStatus(server.handle) != PQ_PIPELINE_OFF { PQexitPipelineMode(server.handle) }
+        return server
+    }
+
+    /// Called under `lock`: the first waiter that has no server connection reserved reserves the
+    /// least busy one no session holds, so that it takes no more reads and is the waiter's once
+    /// they are answered.
+    private func reserve() {
+        for waiter in waiting where !servers.contains(where: { $0.reservedFor == waiter.session }) {
+            let candidates = (waiter.only.map { [$0] } ?? servers).filter { $0.owner == nil && $0.reservedFor == nil }
+            guard let least = candidates.min(by: { $0.inFlight.count < $1.inFlight.count }) else { continue }
+            least.reservedFor = waiter.session
+        }
+    }
+
+    /// Called under `lock` when a server connection was let go, answered its last read, or opened:
+    /// grants each one free to the waiter that reserved it or the first waiter, reserves for the
+    /// others, and sends waiting reads to those that take reads. Returns what to call after unlocking.
+    private func admit() -> [() -> Void] {
+        var resumed: [() -> Void] = []
+        for server in servers where server.owner == nil && server.isIdle {
+            let index = server.reservedFor.flatMap { reserved in waiting.firstIndex { $0.session == reserved } }
+                ?? waiting.firstIndex { $0.only == nil || $0.only === server }
+            guard let index else { continue }
+            let waiter = waiting.remove(at: index)
+            server.reservedFor = nil
+            _ = grant(server, to: waiter.session)
+            if let task = waiter.task {
+                resumed.append { task.resume(returning: server) }
+            } else {
+                granted[waiter.session] = server
+                lock.broadcast()
+            }
+        }
+        reserve()
+        queueDeallocations()
+        for server in servers where takesReads(server) {
+            for command in server.pendingCommands {
+                if let failed = send(PostgresRead(serial: 0, session: ObjectIdentifier(self), statement: nil, command: command), on: server) {
+                    resumed.append(failed)
+                }
+            }
+            server.pendingCommands.removeAll()
+        }
+        while !queued.isEmpty, let server = readTarget() {
+            if let failed = send(queued.removeFirst(), on: server) { resumed.append(failed) }
+        }
+        return resumed
+    }
+
+    // MARK: - Pipelined reads
+
+    /// Called under `lock`: whether `server` takes reads now.
+    private func takesReads(_ server: PostgresServerConnection) -> Bool {
+        server.owner == nil && server.reservedFor == nil && server.isWorking
+    }
+
+    /// Called under `lock`: the working server connection with the fewest reads in flight of those
+    /// that take reads.
+    private func readTarget() -> PostgresServerConnection? {
+        let taking = servers.filter(takesReads)
+        return taking.first { $0.inFlight.count < Self.batch } ?? taking.min { $0.inFlight.count < $1.inFlight.count }
+    }
+
+    static let batch = 8
+    static let sentAtOnce = 4
+
+    /// Runs `statement`, bound, a read of `session` outside a transaction, in a pipeline: sent at
+    /// once to a server connection that takes reads, or when one does. `nil` when no server
+    /// connection works: the caller then holds one, which reconnects it.
+    /// - Throws: `CRUDSQLExeError` when the connection is lost; a cancelled read that the server had
+    ///   not reached yet throws without waiting for it.
+    func read(_ statement: PostgresStatement, for session: ObjectIdentifier) async throws -> PostgresAnswer? {
+        try await withCheckedThrowingContinuation { (task: CheckedContinuation<PostgresAnswer?, any Error>) in
+            lock.lock()
+            reads += 1
+            let read = PostgresRead(serial: reads, session: session, statement: statement, command: statement.sql, task: task)
+            // A held server connection's status is its holder's to read; held, it will take reads again.
+            guard servers.contains(where: { $0.owner != nil || $0.reservedFor != nil || $0.isWorking }) else {
+                lock.unlock()
+                return task.resume(returning: nil)
+            }
+            let failed: (() -> Void)?
+            if let server = readTarget() {
+                failed = send(read, on: server)
+            } else {
+                queued.append(read)
+                failed = nil
+            }
+            lock.unlock()
+            failed?()
+        }
+    }
+
+    /// Frees what the server connections keep for a statement prepared as `name` on each of them
+    /// (`marks`: by index, the generation it was prepared in, plus one), through their pipelines,
+    /// nobody waiting for it. A statement goes when its last reference does, which may be a read
+    /// handled under `lock`: the names wait under a lock of their own, for the next send.
+    func deallocate(_ name: String, preparedOn marks: [Int]) {
+        deallocationLock.withLock { deallocations.append((name, marks)) }
+    }
+
+    /// Called under `lock`: the deallocations that wait, each queued on the server connections it
+    /// was prepared on, to send once they take reads.
+    private func queueDeallocations() {
+        let names = deallocationLock.withLock {
+            defer { deallocations.removeAll() }
+            return deallocations
+        }
+        for (name, marks) in names {
+            for server in servers where server.index < marks.count && marks[server.index] == server.generation + 1 {
+                server.pendingCommands.append("DEALLOCATE \(name)")
+            }
+        }
+    }
+
+    /// Called under `lock`: sends `read` and its Sync to `server`, its statement's preparation first
+    /// where the statement is not prepared there yet; what to call after unlocking when that failed.
+    private func send(_ read: PostgresRead, on server: PostgresServerConnection) -> (() -> Void)? {
+        let handle = server.handle
+        if PQpipelineStatus(handle) == PQ_PIPELINE_OFF, PQenterPipelineMode(handle) != 1 { return fail(read, on: server) }
+        var read = read
+        if let statement = read.statement, !statement.isPrepared(on: server) {
+            guard PQsendPrepare(handle, statement.name, statement.sql, 0, nil) == 1 else { return fail(read, on: server) }
+            statement.markPrepared(on: server)
+            read.preparing = true
+        }
+        let sent = read.statement?.send(on: handle) ?? PQsendQueryParams(handle, read.command, 0, nil, nil, nil, nil, 1)
+        guard sent == 1 else { return fail(read, on: server) }
+        let waiting = server.inFlight.count
+        server.inFlight.append(read)
+        server.unsynced += 1
+        // The first read goes at once; those sent while it is in flight wait in libpq's buffer and
+        // go together, behind one Sync, when the event loop's thread next reads answers: a batch
+        // the server runs without waiting for the network between its reads.
+        return waiting < Self.sentAtOnce ? sync(server) : nil
+    }
+
+    /// Called under `lock`: sends a Sync behind the reads that have none yet, and what libpq
+    /// buffered; what to call after unlocking when that failed.
+    private func sync(_ server: PostgresServerConnection) -> (() -> Void)? {
+        guard PQpipelineSync(server.handle) == 1 else { return lose(server) }
+        server.unsynced = 0
+        server.syncsPending += 1
+        let flushed = PQflush(server.handle)
+        guard flushed >= 0 else { return lose(server) }
+        server.flushPending = flushed == 1
+        return watch(server)
+    }
+
+    /// Called under `lock`: `read` could not be sent to `server`; what to call to tell its task.
+    private func fail(_ read: PostgresRead, on server: PostgresServerConnection) -> (() -> Void)? {
+        guard server.isWorking else {
+            let failed = read.task.map { task in { task.resume(throwing: Self.lost(server, sql: read.command)) } }
+            let others = lose(server)
+            return { failed?(); others?() }
+        }
+        guard let task = read.task else { return nil }
+        let message = String(cString: PQerrorMessage(server.handle)).trimmingCharacters(in: .whitespacesAndNewlines)
+        let error = CRUDSQLExeError("PostgreSQL could not send the statement: \(message)", sql: read.command)
+        return { task.resume(throwing: error) }
+    }
+
+    private static func lost(_ server: PostgresServerConnection, sql: String?) -> CRUDSQLExeError {
+        lost(String(cString: PQerrorMessage(server.handle)), sql: sql)
+    }
+
+    private static func lost(_ message: String, sql: String?) -> CRUDSQLExeError {
+        let message = message.trimmingCharacters(in: .whitespacesAndNewlines)
+        return CRUDSQLExeError("lost the connection to PostgreSQL: \(message); the next call reconnects", sql: sql, code: "08006",
+                               databaseMessage: message, kind: .connectionLost)
+    }
+
+    /// Called under `lock`: `server` failed; every read in flight on it fails with it.
+    private func lose(_ server: PostgresServerConnection) -> (() -> Void)? {
+        let message = String(cString: PQerrorMessage(server.handle))
+        var failed: [(CheckedContinuation<PostgresAnswer?, any Error>, String)] = []
+        for read in server.inFlight {
+            PQclear(read.answer)
+            if let task = read.task { failed.append((task, read.command)) }
+        }
+        server.inFlight.removeAll()
+        server.pendingCommands.removeAll()
+        server.unsynced = 0
+        server.syncsPending = 0
+        let admitted = admit()
+        return { [failed] in
+            for (task, sql) in failed { task.resume(throwing: Self.lost(message, sql: sql)) }
+            for resume in admitted { resume() }
+        }
+    }
+
+    /// Called under `lock`: asks the event loop to call back while `server` has reads in flight.
+    private func watch(_ server: PostgresServerConnection) -> (() -> Void)? {
+        guard !server.isIdle, !server.watched || server.flushPending else { return nil }
+        do {
+            try CRUDEventLoop.shared.watch(PQsocket(server.handle), for: server.flushPending ? [.readable, .writable] : [.readable],
+                                           handler: server)
+            server.watched = true
+            return nil
+        } catch {
+            let failed = server.inFlight.compactMap(\.task)
+            for read in server.inFlight { PQclear(read.answer) }
+            server.inFlight.removeAll()
+            return { for task in failed { task.resume(throwing: error) } }
+        }
+    }
+
+    /// Reads what `server` sent: each read's answer, complete at its Sync, goes to its task. On the
+    /// event loop's thread.
+    func answer(on server: PostgresServerConnection) {
+        var resumed: [() -> Void] = []
+        lock.lock()
+        server.watched = false
+        if server.owner == nil, !server.isIdle {
+            if server.flushPending {
+                let flushed = PQflush(server.handle)
+                server.flushPending = flushed == 1
+                if flushed < 0, let failed = lose(server) { resumed.append(failed) }
+            }
+            if !server.isIdle {
+                if PQconsumeInput(server.handle) != 1 {
+                    if let failed = lose(server) { resumed.append(failed) }
+                } else {
+                    resumed += takeAnswers(on: server)
+                }
+            }
+            if server.unsynced > 0, let failed = sync(server) { resumed.append(failed) }
+            if server.isIdle { resumed += admit() }
+            if let failed = watch(server) { resumed.append(failed) }
+        }
+        lock.unlock()
+        for resume in resumed { resume() }
+    }
+
+    /// Called under `lock`: the answers libpq has complete on `server`, each to its read's task.
+    /// Each command's results end with a `nil` result; each Sync's with its own.
+    private func takeAnswers(on server: PostgresServerConnection) -> [() -> Void] {
+        var resumed: [() -> Void] = []
+        while !server.isIdle, PQisBusy(server.handle) == 0 {
+            guard let result = PQgetResult(server.handle) else {
+                guard !server.inFlight.isEmpty else { break }
+                if server.inFlight[0].preparing {
+                    // The end of the read's preparation; the read's own results follow.
+                    server.inFlight[0].preparing = false
+                } else {
+                    if let answered = answer(server.inFlight.removeFirst(), on: server) { resumed.append(answered) }
+                    cancelHead(of: server)
+                }
+                continue
+            }
+            let status = PQresultStatus(result)
+            if status == PGRES_PIPELINE_SYNC {
+                server.syncsPending -= 1
+                PQclear(result)
+            } else if server.inFlight.isEmpty {
+                PQclear(result)
+            } else if status == PGRES_PIPELINE_ABORTED {
+                // A read before it in its batch failed: it did not run, nor its preparation.
+                server.inFlight[0].aborted = true
+                if server.inFlight[0].preparing { server.inFlight[0].statement?.forgetPreparation(on: server) }
+                PQclear(result)
+            } else if server.inFlight[0].preparing, status == PGRES_COMMAND_OK {
+                PQclear(result)
+            } else if server.inFlight[0].answer == nil {
+                // The read's result, or its preparation's error (the statement is not prepared
+                // there then).
+                if server.inFlight[0].preparing { server.inFlight[0].statement?.forgetPreparation(on: server) }
+                server.inFlight[0].answer = result
+            } else {
+                PQclear(result)
+            }
+        }
+        return resumed
+    }
+
+    /// Called under `lock`, for a read whose results ended on `server`: its answer to its task, or
+    /// sent again when it did not run (a read before it in its batch failed) or a cancel meant for
+    /// another read hit it (a failed read changed nothing).
+    private func answer(_ read: PostgresRead, on server: PostgresServerConnection) -> (() -> Void)? {
+        let state = read.answer.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
+        // The statement is not prepared there (the server connection was replaced underneath): it
+        // is prepared again at its next use there.
+        if state == "26000" { read.statement?.forgetPreparation(on: server) }
+        guard let task = read.task else {
+            PQclear(read.answer)
+            return nil
+        }
+        let hit = state == "57014" && read.exposed && !read.cancelled
+        if hit || (read.aborted && read.answer == nil), read.retries < 3 {
+            PQclear(read.answer)
+            var again = read
+            again.answer = nil
+            again.exposed = false
+            again.aborted = false
+            again.retries += 1
+            guard let target = readTarget() else {
+                queued.append(again)
+                return nil
+            }
+            return send(again, on: target)
+        }
+        guard read.answer != nil || !read.aborted else {
+            let error = server.isWorking
+                ? CRUDSQLExeError("the read did not run: reads sent with it failed, \(read.retries + 1) times", sql: read.command)
+                : Self.lost(server, sql: read.command)
+            return { task.resume(throwing: error) }
+        }
+        let answer = PostgresAnswer(result: read.answer)
+        return { task.resume(returning: answer) }
+    }
+
+    // MARK: - Cancelling
+
+    /// Called under `lock`: cancels the read the server runs on `server`, a cancelled one, and again
+    /// every 20 ms while it stays the first (a cancel that reaches the server between two reads
+    /// stops nothing). A cancel may hit a read after it, if the server got there: those are sent
+    /// again when it did.
+    private func cancelHead(of server: PostgresServerConnection) {
+        guard let head = server.inFlight.first?.serial, server.inFlight[0].cancelled else { return }
+        for other in server.inFlight.indices.dropFirst() { server.inFlight[other].exposed = true }
+        server.cancel()
+        Self.cancels.asyncAfter(deadline: .now() + .milliseconds(20)) { [weak self, weak server] in
+            guard let self, let server else { return }
+            lock.withLock { if server.inFlight.first?.serial == head { cancelHead(of: server) } }
+        }
+    }
+
+    /// Where cancels are repeated.
+    private static let cancels = DispatchQueue(label: "CRUD.postgres.cancels")
+
+    /// Stops what `session` runs: its statement, on the server connection it holds; its read, when
+    /// the server runs it (reads in flight with it are sent again if the cancel hits them); a read
+    /// the server has not reached yet, or not sent yet, is left, and its task told at once.
+    func interrupt(_ session: ObjectIdentifier) {
+        var told: (() -> Void)?
+        lock.lock()
+        if let held = servers.first(where: { $0.owner == session }) {
+            held.cancel()
+        } else if let index = waiting.firstIndex(where: { $0.session == session }) {
+            let waiter = waiting.remove(at: index)
+            for server in servers where server.reservedFor == session { server.reservedFor = nil }
+            if let task = waiter.task {
+                told = { task.resume(throwing: Self.interruptedWaiting) }
+            } else {
+                refused.insert(session)
+                lock.broadcast()
+            }
+            let admitted = admit()
+            let resume = told
+            told = { resume?(); for call in admitted { call() } }
+        } else if let server = servers.first(where: { $0.inFlight.contains { $0.session == session && $0.task != nil } }),
+                  let index = server.inFlight.firstIndex(where: { $0.session == session && $0.task != nil }) {
+            if index == 0 {
+                if !server.inFlight[0].cancelled {
+                    server.inFlight[0].cancelled = true
+                    cancelHead(of: server)
+                }
+            } else if let task = server.inFlight[index].task {
+                // Told now; the server stops it once it runs it.
+                let error = CRUDSQLExeError("the read was cancelled before the server ran it", sql: server.inFlight[index].command)
+                server.inFlight[index].task = nil
+                server.inFlight[index].statement = nil
+                server.inFlight[index].cancelled = true
+                told = { task.resume(throwing: error) }
+            }
+        } else if let index = queued.firstIndex(where: { $0.session == session }) {
+            let read = queued.remove(at: index)
+            told = { read.task?.resume(throwing: CRUDSQLExeError("the read was cancelled before it was sent", sql: read.command)) }
+        }
+        lock.unlock()
+        told?()
+    }
+}

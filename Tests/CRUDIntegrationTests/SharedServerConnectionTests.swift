@@ -1,0 +1,173 @@
+import CRUD
+import CRUDPostgres
+import Foundation
+import Testing
+
+/// PostgreSQL with the pool's sessions sharing fewer server connections (`serverConnections`):
+/// async reads outside a transaction share them at once through libpq's pipeline mode, in batches;
+/// a transaction, a write or a synchronous call holds one alone. (`.ci/run` also runs the whole
+/// shared suite this way: `CRUD_TEST_POSTGRES_SERVER_CONNECTIONS=2`.)
+@Suite("PostgreSQL sessions sharing server connections", .enabled(if: !PostgresTestServer.isSkipped))
+struct SharedServerConnectionTests {
+    /// A database of `sessions` sessions sharing at most `servers` server connections, with
+    /// `courses` courses (id n titled "course n"), whose backends the server lists under the
+    /// returned application name, and a database of its own connections on the same schema to
+    /// watch them.
+    func open(sessions: Int, servers: Int, courses: Int) async throws
+        -> (db: Database<PostgresDatabaseConfiguration>, admin: Database<PostgresDatabaseConfiguration>, name: String) {
+        var parameters = try PostgresTestServer.shared.get().freshParameters()
+        let name = "crud_shared_" + UUID().uuidString.prefix(8).lowercased()
+        parameters["application_name"] = name
+        let db = Database(configuration: try PostgresDatabaseConfiguration(parameters: parameters, pool: .init(maximumConnections: sessions),
+                                                                            serverConnections: servers))
+        parameters["application_name"] = name + "_admin"
+        try await db.create(Course.self)
+        try await db.table(Course.self).insert((1 ... courses).map { Course(id: $0, title: "course \($0)") })
+        return (db, Database(configuration: try PostgresDatabaseConfiguration(parameters: parameters)), name)
+    }
+
+    /// How many server connections the server has open under `name`.
+    func backends(_ name: String, on admin: Database<PostgresDatabaseConfiguration>) async throws -> Int {
+        try await admin.sql("SELECT count(*)::bigint AS value FROM pg_stat_activity WHERE application_name = '\(name)'",
+                            ConnectionNumber.self)[0].value
+    }
+
+    @Test("64 tasks × 100 lookups through 16 sessions on 2 server connections: every answer its own read's, never more than 2 backends",
+          .timeLimit(.minutes(1)))
+    func readsShareServerConnections() async throws {
+        let (db, admin, name) = try await open(sessions: 16, servers: 2, courses: 500)
+        let most = Collector<Int>()
+        let watching = Task {
+            while !Task.isCancelled {
+                most.append(try await backends(name, on: admin))
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        let wrong = try await withThrowingTaskGroup(of: Int.self) { group in
+            for task in 0 ..< 64 {
+                group.addTask {
+                    var wrong = 0
+                    for step in 0 ..< 100 {
+                        let id = (task * 100 + step) % 500 + 1
+                        let found = try await db.table(Course.self).where(\Course.id == id).first()
+                        if found != Course(id: id, title: "course \(id)") { wrong += 1 }
+                    }
+                    return wrong
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        watching.cancel()
+        _ = await watching.result
+        #expect(wrong == 0, "\(wrong) lookups answered another read's row")
+        #expect(most.items.max() ?? 0 <= 2 && most.items.max() ?? 0 >= 1, "\(most.items.max() ?? 0) backends")
+        #expect(try await backends(name, on: admin) <= 2)
+        try await db.shutdown()
+        try await admin.shutdown()
+    }
+
+    @Test("a transaction holds its server connection alone: reads go on through the other; with both held they wait, then run",
+          .timeLimit(.minutes(1)))
+    func transactionsHoldServerConnections() async throws {
+        let (db, admin, _) = try await open(sessions: 8, servers: 2, courses: 1)
+        let held = Collector<Int>()
+        let finish = Collector<Int>()
+        func transaction(_ id: Int) -> Task<Void, any Error> {
+            Task {
+                try await db.transaction { tx in
+                    try await tx.table(Course.self).insert(Course(id: id, title: "uncommitted"))
+                    held.append(id)
+                    _ = await finish.wait(timeout: .seconds(20)) { $0.contains(id) }
+                }
+            }
+        }
+        let first = transaction(10)
+        #expect(await held.wait { $0.count == 1 })
+        // One server connection is the transaction's; reads run on the other and see no uncommitted row.
+        for _ in 0 ..< 20 { #expect(try await db.table(Course.self).count() == 1) }
+
+        let second = transaction(20)
+        #expect(await held.wait { $0.count == 2 }, "the second transaction took the other server connection")
+        let done = Collector<Int>()
+        let waitingRead = Task {
+            defer { done.append(1) }
+            return try await db.table(Course.self).count()
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(done.items.isEmpty, "the read waits while both server connections are held")
+        finish.append(10)
+        try await first.value
+        // The read ran once a server connection was free: after the first commit, before the second.
+        #expect(try await waitingRead.value == 2)
+        finish.append(20)
+        try await second.value
+        #expect(try await db.table(Course.self).count() == 3)
+        try await db.shutdown()
+        try await admin.shutdown()
+    }
+
+    @Test("a cancelled read the server runs stops at once, one queued behind it returns at once, and the reads in the pipeline with them get their own rows",
+          .timeLimit(.minutes(1)))
+    func cancellingPipelinedReads() async throws {
+        let (db, admin, _) = try await open(sessions: 32, servers: 1, courses: 50)
+        try await db.sql("CREATE VIEW \(db.quote("ConnectionNumber")) AS SELECT 7 AS value FROM pg_sleep(10)")
+        let clock = ContinuousClock()
+        let start = clock.now
+        let slow = Task { try await db.table(ConnectionNumber.self).first() }
+        try await Task.sleep(for: .milliseconds(200))
+        let queuedSlow = Task { try await db.table(ConnectionNumber.self).first() }
+        let lookups = (1 ... 20).map { id in Task { try await db.table(Course.self).where(\Course.id == id).first()?.title } }
+        try await Task.sleep(for: .milliseconds(200))
+
+        queuedSlow.cancel()
+        await #expect(throws: CancellationError.self) { try await queuedSlow.value }
+        #expect(clock.now - start < .seconds(5), "the queued read returned without waiting for the one before it")
+
+        slow.cancel()
+        await #expect(throws: CancellationError.self) { try await slow.value }
+        #expect(clock.now - start < .seconds(5), "the server stopped the running read")
+        for (index, lookup) in lookups.enumerated() {
+            #expect(try await lookup.value == "course \(index + 1)")
+        }
+        #expect(clock.now - start < .seconds(9), "nothing waited for the ten-second reads")
+        try await db.shutdown()
+        try await admin.shutdown()
+    }
+
+    @Test("server connections ended under 16 reading tasks: each read returns its row or fails as .connectionLost, and reads work again after",
+          .timeLimit(.minutes(1)))
+    func lostUnderReaders() async throws {
+        let (db, admin, name) = try await open(sessions: 16, servers: 2, courses: 100)
+        let stop = Collector<Int>()
+        let outcomes = Collector<String>()
+        let readers = (0 ..< 16).map { task in
+            Task {
+                var step = 0
+                while stop.items.isEmpty {
+                    let id = (task * 7 + step) % 100 + 1
+                    step += 1
+                    do {
+                        let found = try await db.table(Course.self).where(\Course.id == id).first()
+                        outcomes.append(found?.title == "course \(id)" ? "row" : "wrong row")
+                    } catch let error as CRUDSQLExeError where error.kind == .connectionLost {
+                        outcomes.append("lost")
+                    } catch {
+                        outcomes.append("\(error)")
+                    }
+                }
+            }
+        }
+        _ = await outcomes.wait { $0.count >= 200 }
+        try await admin.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '\(name)'")
+        let before = outcomes.items.count
+        _ = await outcomes.wait { $0.count >= before + 500 }
+        stop.append(1)
+        for reader in readers { await reader.value }
+        let unexpected = Set(outcomes.items).subtracting(["row", "lost"])
+        #expect(unexpected.isEmpty, "\(unexpected)")
+        #expect(outcomes.items.suffix(100).allSatisfy { $0 == "row" }, "reads work again: \(outcomes.items.suffix(100))")
+        #expect(try await db.table(Course.self).where(\Course.id == 5).first()?.title == "course 5")
+        try await db.shutdown()
+        try await admin.shutdown()
+    }
+}
