@@ -106,6 +106,11 @@ public final class PostgresConnection: CRUDConnection {
         if group?.release(server, by: ObjectIdentifier(self)) == true { held = nil }
     }
 
+    /// A session sharing server connections holds one throughout `body`.
+    @_spi(CRUDDriver) public func keepingServerSession<T>(_ body: () throws -> T) throws -> T {
+        try holding(body)
+    }
+
     /// Runs `statement`, a read outside a transaction, in a shared server connection's pipeline;
     /// `nil` when the session has a server connection of its own or holds one.
     func pipelined(_ statement: PostgresStatement) async throws -> PostgresAnswer? {

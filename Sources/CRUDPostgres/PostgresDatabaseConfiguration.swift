@@ -61,7 +61,8 @@ public final class PostgresDatabaseConfiguration: DatabaseConfigurationProtocol 
         if parameters["connect_timeout"] == nil { parameters["connect_timeout"] = "10" }
         let opened = parameters
         let layout = CRUDPoolLayout.interchangeable(minimum: pool.minimumConnections, maximum: max(1, pool.maximumConnections))
-        let shared = serverConnections.map { PostgresServerConnections(limit: $0, parameters: opened, expandDatabase: expandDatabase) }
+        let shared = serverConnections.map { PostgresServerConnections(limit: $0, parameters: opened, expandDatabase: expandDatabase,
+                                                                                  timeout: pool.timeout) }
         let open: @Sendable (CRUDConnectionRole) throws -> PostgresConnection = { _ in
             guard let shared else { return try PostgresConnection(parameters: opened, expandDatabase: expandDatabase) }
             return try PostgresConnection(sharing: shared)

@@ -23,6 +23,9 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
     // Shared only, guarded by the group's lock:
     /// The session holding it.
     var owner: ObjectIdentifier?
+    /// Whether the owner took it in a task: it gives it back only when Swift's cooperative pool runs
+    /// that task again.
+    var ownerAwaits = false
     /// The session that held it before `owner`: whether `lastval()` is still `owner`'s.
     var previousOwner: ObjectIdentifier?
     /// The session that held it last (`owner`, while one does).

@@ -42,6 +42,10 @@ final class PostgresServerConnections: @unchecked Sendable {
     private var deallocations: [(name: String, marks: [Int])] = []
     private let deallocationLock = NSLock()
 
+    /// How many callers waited for a server connection, for their numbers.
+    private var waitings = 0
+    /// How long a caller waits for a server connection: the pool's timeout.
+    let timeout: Duration
     /// How many reads were sent, for their serial numbers.
     private var reads = 0
     /// Sessions whose threads waited for a server connection and were interrupted.
@@ -52,6 +56,7 @@ final class PostgresServerConnections: @unchecked Sendable {
     static let describedCapacity = 1024
 
     private struct Waiter {
+        let id: Int
         let session: ObjectIdentifier
         /// The one server connection the session waits for, when it wants that one alone.
         let only: PostgresServerConnection?
@@ -59,8 +64,9 @@ final class PostgresServerConnections: @unchecked Sendable {
         let task: CheckedContinuation<PostgresServerConnection, any Error>?
     }
 
-    init(limit: Int, parameters: [String: String], expandDatabase: Bool) {
+    init(limit: Int, parameters: [String: String], expandDatabase: Bool, timeout: Duration) {
         self.limit = max(1, limit)
+        self.timeout = timeout
         self.parameters = parameters
         self.expandDatabase = expandDatabase
     }
@@ -141,34 +147,91 @@ final class PostgresServerConnections: @unchecked Sendable {
     // MARK: - Holding
 
     /// A server connection for `session` alone (`only` that one, when given), blocking the thread
-    /// until one is free.
-    /// - Throws: `CRUDSQLExeError` when the session's call was interrupted while it waited.
+    /// until one is free, at most the pool's timeout.
+    /// - Throws: `CRUDSQLExeError` when the session's call was interrupted while it waited, on
+    ///   timeout, and at once when the caller is a task and would wait for a server connection
+    ///   another task holds (which gives it back only when Swift's cooperative pool runs it again).
     func acquire(for session: ObjectIdentifier, only: PostgresServerConnection? = nil) throws -> PostgresServerConnection {
         lock.lock()
-        defer { lock.unlock() }
-        if waiting.isEmpty, let free = free(only) { return grant(free, to: session) }
-        waiting.append(Waiter(session: session, only: only, task: nil))
+        if waiting.isEmpty, let free = free(only) {
+            defer { lock.unlock() }
+            return grant(free, to: session, awaiting: false)
+        }
+        if withUnsafeCurrentTask(body: { $0 != nil }), servers.contains(where: { $0.owner != nil && $0.ownerAwaits }) {
+            lock.unlock()
+            throw wouldStall
+        }
+        waitings += 1
+        let id = waitings
+        waiting.append(Waiter(id: id, session: session, only: only, task: nil))
         reserve()
-        while granted[session] == nil, !refused.contains(session) { lock.wait() }
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        while granted[session] == nil, !refused.contains(session) {
+            if !lock.wait(until: deadline), granted[session] == nil, !refused.contains(session) {
+                let resumed = giveUp(id)
+                lock.unlock()
+                for resume in resumed { resume() }
+                throw timedOut
+            }
+        }
+        defer { lock.unlock() }
         if refused.remove(session) != nil { throw Self.interruptedWaiting }
         return granted.removeValue(forKey: session)!
     }
 
     private static let interruptedWaiting = CRUDSQLExeError("the call was interrupted while it waited for a server connection")
 
+    private var timeoutSeconds: Double {
+        Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+    }
+
+    /// What a caller that waited too long for a server connection throws.
+    private var timedOut: CRUDSQLExeError {
+        CRUDSQLExeError("timed out after \(timeout) waiting for one of the \(limit) server connections the pool's sessions share "
+            + "(each held by a transaction or a call, or busy with reads); raise serverConnections, or the pool's timeout",
+                        kind: .busyOrLocked)
+    }
+
+    /// What a synchronous caller inside a task throws rather than wait.
+    private var wouldStall: CRUDSQLExeError {
+        CRUDSQLExeError("a synchronous call inside a task would wait for a server connection that another task holds across a "
+            + "suspension point (an async transaction or call): that task can give it back only when Swift's cooperative pool "
+            + "runs it again, and threads blocked in such waits would keep it from running; use the async form (`try await`) of "
+            + "this call inside tasks", kind: .busyOrLocked)
+    }
+
+    /// Called under `lock`: the waiter `id` stops waiting; what to call after unlocking.
+    private func giveUp(_ id: Int) -> [() -> Void] {
+        guard let index = waiting.firstIndex(where: { $0.id == id }) else { return [] }
+        let waiter = waiting.remove(at: index)
+        for server in servers where server.reservedFor == waiter.session { server.reservedFor = nil }
+        return admit()
+    }
+
     /// `acquire(for:only:)` suspending the task rather than blocking its thread.
-    /// - Throws: `CRUDSQLExeError` when the session's call was interrupted while it waited.
+    /// - Throws: `CRUDSQLExeError` when the session's call was interrupted while it waited, or on timeout.
     func acquire(for session: ObjectIdentifier, only: PostgresServerConnection? = nil) async throws -> PostgresServerConnection {
         try await withCheckedThrowingContinuation { (task: CheckedContinuation<PostgresServerConnection, any Error>) in
             lock.lock()
             if waiting.isEmpty, let free = free(only) {
-                let server = grant(free, to: session)
+                let server = grant(free, to: session, awaiting: true)
                 lock.unlock()
                 return task.resume(returning: server)
             }
-            waiting.append(Waiter(session: session, only: only, task: task))
+            waitings += 1
+            let id = waitings
+            waiting.append(Waiter(id: id, session: session, only: only, task: task))
             reserve()
             lock.unlock()
+            Self.cancels.asyncAfter(deadline: .now() + timeoutSeconds) { [weak self] in
+                guard let self else { return }
+                let (failed, resumed) = lock.withLock { () -> (CheckedContinuation<PostgresServerConnection, any Error>?, [() -> Void]) in
+                    let task = waiting.first(where: { $0.id == id })?.task
+                    return (task, task == nil ? [] : giveUp(id))
+                }
+                failed?.resume(throwing: timedOut)
+                for resume in resumed { resume() }
+            }
         }
     }
 
@@ -195,9 +258,10 @@ final class PostgresServerConnections: @unchecked Sendable {
     }
 
     /// Called under `lock`: `server` is `session`'s, out of pipeline mode, which libpq's synchronous
-    /// calls refuse.
-    private func grant(_ server: PostgresServerConnection, to session: ObjectIdentifier) -> PostgresServerConnection {
+    /// calls refuse; `awaiting` when taken by a task.
+    private func grant(_ server: PostgresServerConnection, to session: ObjectIdentifier, awaiting: Bool) -> PostgresServerConnection {
         server.owner = session
+        server.ownerAwaits = awaiting
         server.previousOwner = server.lastOwner
         server.lastOwner = session
         // Its holder waits on the event loop for itself; a watch armed before is not the group's now.
@@ -228,7 +292,7 @@ final class PostgresServerConnections: @unchecked Sendable {
             guard let index else { continue }
             let waiter = waiting.remove(at: index)
             server.reservedFor = nil
-            _ = grant(server, to: waiter.session)
+            _ = grant(server, to: waiter.session, awaiting: waiter.task != nil)
             if let task = waiter.task {
                 resumed.append { task.resume(returning: server) }
             } else {

@@ -24,6 +24,7 @@ public final class AnyCRUDConnection: CRUDConnection {
     public func discard(_ statement: AnyCRUDStatement) { base.erasedDiscard(statement) }
     @_spi(CRUDDriver) public func recordChanges(into recorder: CRUDChangeRecorder) -> Bool { base.recordChanges(into: recorder) }
     @_spi(CRUDDriver) public func probe() { base.probe() }
+    @_spi(CRUDDriver) public func keepingServerSession<T>(_ body: () throws -> T) throws -> T { try base.keepingServerSession(body) }
     @_spi(CRUDDriver) public func interrupt() { base.interrupt() }
     @_spi(CRUDDriver) public func interruptEnded() { base.interruptEnded() }
     @_spi(CRUDDriver) public var runsOnCallersThread: Bool { base.runsOnCallersThread }

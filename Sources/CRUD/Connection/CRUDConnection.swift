@@ -119,6 +119,12 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// Gives up a statement from `prepareOwned(_:)`, freeing what the database holds for it.
     func discard(_ statement: Statement)
 
+    /// Runs `body` with the connection's server session kept for it from start to end, for work
+    /// that relies on session state between statements (a session-level lock): a driver whose
+    /// sessions may share server connections holds one throughout. The default runs `body`.
+    /// - Throws: what `body` throws; `CRUDSQLExeError` when no server session can be had.
+    @_spi(CRUDDriver) func keepingServerSession<T>(_ body: () throws -> T) throws -> T
+
     /// Asks the server whether the connection still works, and marks it lost (`isUsable` false)
     /// when it does not: after another connection of the pool was found lost. The default does
     /// nothing.
@@ -196,6 +202,7 @@ extension CRUDConnection {
     @_spi(CRUDDriver) public func raiseKeyCounter(ofTable table: String, to value: Int64, using runner: some CRUDCatalogRunner<Statement>) throws {}
     public func insertReturned(id: Int64) {}
     @_spi(CRUDDriver) public func probe() {}
+    @_spi(CRUDDriver) public func keepingServerSession<T>(_ body: () throws -> T) throws -> T { try body() }
     @_spi(CRUDDriver) public func interrupt() {}
     @_spi(CRUDDriver) public func interruptEnded() {}
     @_spi(CRUDDriver) public var runsOnCallersThread: Bool { false }

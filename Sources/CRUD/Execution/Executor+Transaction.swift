@@ -179,7 +179,11 @@ extension CRUDExecutor {
 
     private func holdingMigrationLockOnSession<T>(_ body: () throws -> T) throws -> T {
         guard let (lock, unlock) = dialect.migrationLock else { return try body() }
+        // The lock is the server session's: the run keeps that session throughout.
         func locked(_ session: Session) throws -> T {
+            try session.connection.keepingServerSession { try lockedOnServerSession(session) }
+        }
+        func lockedOnServerSession(_ session: Session) throws -> T {
             let held = try session.withStatement(lock) { statement in try statement.step() && statement.readInt64(0) == 1 }
             guard held else {
                 throw CRUDSQLExeError("migrate: the migration lock could not be taken (\(lock) did not return 1): "
