@@ -291,7 +291,8 @@ final class PostgresServerConnections: @unchecked Sendable {
                 ?? waiting.firstIndex { $0.only == nil || $0.only === server }
             guard let index else { continue }
             let waiter = waiting.remove(at: index)
-            server.reservedFor = nil
+            // Free of the waiter's reservation, here or on another one that is still busy.
+            for reserved in servers where reserved.reservedFor == waiter.session { reserved.reservedFor = nil }
             _ = grant(server, to: waiter.session, awaiting: waiter.task != nil)
             if let task = waiter.task {
                 resumed.append { task.resume(returning: server) }
@@ -323,14 +324,17 @@ final class PostgresServerConnections: @unchecked Sendable {
         server.owner == nil && server.reservedFor == nil && server.isWorking
     }
 
-    /// Called under `lock`: the working server connection with the fewest reads in flight of those
-    /// that take reads.
+    /// Called under `lock`: of the server connections that take reads, the first with fewer than
+    /// `batch` in flight, else the least busy: reads gather on few, where the server runs them back
+    /// to back.
     private func readTarget() -> PostgresServerConnection? {
         let taking = servers.filter(takesReads)
         return taking.first { $0.inFlight.count < Self.batch } ?? taking.min { $0.inFlight.count < $1.inFlight.count }
     }
 
+    /// How many reads fill a server connection's pipeline before the next takes reads.
     static let batch = 8
+    /// How many reads in flight go with a Sync each, at once; those after them wait for the next.
     static let sentAtOnce = 4
 
     /// Runs `statement`, bound, a read of `session` outside a transaction, in a pipeline: sent at

@@ -106,6 +106,56 @@ struct SharedServerConnectionTests {
         try await admin.shutdown()
     }
 
+    @Test("a session waiting for a server connection busy with reads takes another that comes free first: the first takes reads again",
+          .timeLimit(.minutes(1)))
+    func reservationEndsWithTheWait() async throws {
+        let (db, admin, _) = try await open(sessions: 8, servers: 2, courses: 1)
+        try await db.sql("CREATE VIEW \(db.quote("ConnectionNumber")) AS SELECT 7 AS value FROM pg_sleep(1.5)")
+        let held = Collector<Int>()
+        let finish = Collector<Int>()
+        let holder = Task {
+            try await db.transaction { tx in
+                try await tx.table(Course.self).insert(Course(id: 10, title: "held"))
+                held.append(1)
+                _ = await finish.wait(timeout: .seconds(20)) { !$0.isEmpty }
+            }
+        }
+        #expect(await held.wait { !$0.isEmpty })
+        // The slow read goes into the other server connection's pipeline; the write then waits for
+        // that one, the only one no session holds, to answer it.
+        let slow = Task { try await db.table(ConnectionNumber.self).first()?.value }
+        try await Task.sleep(for: .milliseconds(300))
+        let write = Task { _ = try await db.table(Course.self).insert(Course(id: 20, title: "written")) }
+        try await Task.sleep(for: .milliseconds(300))
+        // The transaction ends first: the write takes its server connection.
+        finish.append(1)
+        try await holder.value
+        try await write.value
+        #expect(try await slow.value == 7)
+
+        // One server connection held by a transaction again: reads go through the other at once.
+        let again = Collector<Int>()
+        let second = Task {
+            try await db.transaction { tx in
+                try await tx.table(Course.self).insert(Course(id: 30, title: "held again"))
+                again.append(1)
+                _ = await finish.wait(timeout: .seconds(20)) { $0.count >= 2 }
+            }
+        }
+        #expect(await again.wait { !$0.isEmpty })
+        let read = Task { try await db.table(Course.self).count() }
+        let answered = Collector<Int>()
+        Task {
+            if let count = try? await read.value { answered.append(count) }
+        }
+        #expect(await answered.wait(timeout: .seconds(5)) { !$0.isEmpty }, "a read ran while the transaction held the other")
+        #expect(answered.items == [3])
+        finish.append(2)
+        try await second.value
+        try await db.shutdown()
+        try await admin.shutdown()
+    }
+
     @Test("a cancelled read the server runs stops at once, one queued behind it returns at once, and the reads in the pipeline with them get their own rows",
           .timeLimit(.minutes(1)))
     func cancellingPipelinedReads() async throws {
