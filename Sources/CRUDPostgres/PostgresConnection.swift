@@ -5,8 +5,8 @@ import Foundation
 /// A session's connection to PostgreSQL with its prepared statements: a libpq connection of its
 /// own, or one it shares with other sessions (`PostgresServerConnection`).
 ///
-/// Every statement is prepared once per session under a name and run with `PQexecPrepared`,
-/// parameters and results in binary. When the server goes away, the failing call throws and
+/// Every statement is prepared once per session under a name (on each shared server connection it
+/// runs on, when shared) and run with `PQexecPrepared`, parameters and results in binary. When the server goes away, the failing call throws and
 /// `isUsable` turns false; the pool replaces the connection, or the executor reconnects it (and
 /// re-prepares what it runs) at its next use outside a transaction.
 public final class PostgresConnection: CRUDConnection {
