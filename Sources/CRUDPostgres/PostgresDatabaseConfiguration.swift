@@ -10,9 +10,9 @@
 ///
 /// `serverConnections` lets the pool's sessions share fewer connections to the server: async reads
 /// outside a transaction then share them at once through libpq's pipeline mode, while a
-/// transaction, a write or a synchronous call holds its server connection alone (the others of
-/// that connection wait for it). Session state set by raw SQL (`SET`, temporary tables) is then
-/// the shared connection's; "Transactions and concurrency" tells what it guarantees and costs.
+/// transaction, a write or a synchronous call holds a free one alone (a session waits only while
+/// none is free). Session state set by raw SQL (`SET`, temporary tables) is then the shared
+/// connection's; CRUDPostgres's overview tells what it guarantees and costs.
 public final class PostgresDatabaseConfiguration: DatabaseConfigurationProtocol {
     @_spi(CRUDDriver) public let executor: CRUDExecutor<PostgresConnection>
     /// What the first connection reached: `database "app" at host:port`; with the pool's
