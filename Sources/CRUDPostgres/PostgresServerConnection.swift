@@ -119,6 +119,12 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
         }
     }
 
+    /// Whether a statement whose preparations are `marks` (by index, the generation it was prepared
+    /// in, plus one; 0 for none) is prepared on this connection now.
+    func holdsPreparation(marked marks: [Int]) -> Bool {
+        index < marks.count && marks[index] == generation + 1
+    }
+
     /// Connects again after a loss; statements prepared before are gone (`generation`). By the
     /// session using or holding the connection.
     /// - Throws: `CRUDSQLExeError` when the server still cannot be reached.

@@ -223,7 +223,7 @@ final class PostgresServerConnections: @unchecked Sendable {
             waiting.append(Waiter(id: id, session: session, only: only, task: task))
             reserve()
             lock.unlock()
-            Self.cancels.asyncAfter(deadline: .now() + timeoutSeconds) { [weak self] in
+            Self.timers.asyncAfter(deadline: .now() + timeoutSeconds) { [weak self] in
                 guard let self else { return }
                 let (failed, resumed) = lock.withLock { () -> (CheckedContinuation<PostgresServerConnection, any Error>?, [() -> Void]) in
                     let task = waiting.first(where: { $0.id == id })?.task
@@ -252,9 +252,12 @@ final class PostgresServerConnections: @unchecked Sendable {
     /// Called under `lock`: a server connection no session holds, reserves or reads on (`only` that
     /// one), working ones first.
     private func free(_ only: PostgresServerConnection?) -> PostgresServerConnection? {
-        let candidates = only.map { [$0] } ?? servers
-        let idle = candidates.filter { $0.owner == nil && $0.reservedFor == nil && $0.isIdle }
-        return idle.first(where: \.isWorking) ?? idle.first
+        var idle: PostgresServerConnection?
+        for server in servers where (only == nil || only === server) && server.owner == nil && server.reservedFor == nil && server.isIdle {
+            if server.isWorking { return server }
+            if idle == nil { idle = server }
+        }
+        return idle
     }
 
     /// Called under `lock`: `server` is `session`'s, out of pipeline mode, which libpq's synchronous
@@ -275,9 +278,11 @@ final class PostgresServerConnections: @unchecked Sendable {
     /// they are answered.
     private func reserve() {
         for waiter in waiting where !servers.contains(where: { $0.reservedFor == waiter.session }) {
-            let candidates = (waiter.only.map { [$0] } ?? servers).filter { $0.owner == nil && $0.reservedFor == nil }
-            guard let least = candidates.min(by: { $0.inFlight.count < $1.inFlight.count }) else { continue }
-            least.reservedFor = waiter.session
+            var least: PostgresServerConnection?
+            for server in servers where (waiter.only == nil || waiter.only === server) && server.owner == nil && server.reservedFor == nil {
+                if least.map({ server.inFlight.count < $0.inFlight.count }) ?? true { least = server }
+            }
+            least?.reservedFor = waiter.session
         }
     }
 
@@ -328,8 +333,12 @@ final class PostgresServerConnections: @unchecked Sendable {
     /// `batch` in flight, else the least busy: reads gather on few, where the server runs them back
     /// to back.
     private func readTarget() -> PostgresServerConnection? {
-        let taking = servers.filter(takesReads)
-        return taking.first { $0.inFlight.count < Self.batch } ?? taking.min { $0.inFlight.count < $1.inFlight.count }
+        var least: PostgresServerConnection?
+        for server in servers where takesReads(server) {
+            if server.inFlight.count < Self.batch { return server }
+            if least.map({ server.inFlight.count < $0.inFlight.count }) ?? true { least = server }
+        }
+        return least
     }
 
     /// How many reads fill a server connection's pipeline before the next takes reads.
@@ -380,7 +389,7 @@ final class PostgresServerConnections: @unchecked Sendable {
             return deallocations
         }
         for (name, marks) in names {
-            for server in servers where server.index < marks.count && marks[server.index] == server.generation + 1 {
+            for server in servers where server.holdsPreparation(marked: marks) {
                 server.pendingCommands.append("DEALLOCATE \(name)")
             }
         }
@@ -592,14 +601,14 @@ final class PostgresServerConnections: @unchecked Sendable {
         guard let head = server.inFlight.first?.serial, server.inFlight[0].cancelled else { return }
         for other in server.inFlight.indices.dropFirst() { server.inFlight[other].exposed = true }
         server.cancel()
-        Self.cancels.asyncAfter(deadline: .now() + .milliseconds(20)) { [weak self, weak server] in
+        Self.timers.asyncAfter(deadline: .now() + .milliseconds(20)) { [weak self, weak server] in
             guard let self, let server else { return }
             lock.withLock { if server.inFlight.first?.serial == head { cancelHead(of: server) } }
         }
     }
 
-    /// Where cancels are repeated.
-    private static let cancels = DispatchQueue(label: "CRUD.postgres.cancels")
+    /// Where the timers run: a cancel repeated, a wait for a server connection timed out.
+    private static let timers = DispatchQueue(label: "CRUD.postgres.timers")
 
     /// Stops what `session` runs: its statement, on the server connection it holds; its read, when
     /// the server runs it (reads in flight with it are sent again if the cancel hits them); a read

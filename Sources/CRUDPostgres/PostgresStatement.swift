@@ -88,7 +88,7 @@ public final class PostgresStatement: CRUDStatement {
 
     /// Whether the statement is prepared on `server`, one of its group's.
     func isPrepared(on server: PostgresServerConnection) -> Bool {
-        server.index < preparedOn.count && preparedOn[server.index] == server.generation + 1
+        server.holdsPreparation(marked: preparedOn)
     }
 
     /// The statement is prepared on `server` now.

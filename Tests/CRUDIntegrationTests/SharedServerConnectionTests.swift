@@ -26,6 +26,20 @@ struct SharedServerConnectionTests {
         return (db, Database(configuration: try PostgresDatabaseConfiguration(parameters: parameters)), name)
     }
 
+    /// A transaction that inserts course `id` titled `title`, appends `id` to `held`, and keeps its
+    /// server connection until `release` holds for what `finish` collected.
+    func holdingTransaction(on db: Database<PostgresDatabaseConfiguration>, inserting id: Int, title: String = "uncommitted",
+                            held: Collector<Int>, until finish: Collector<Int>,
+                            release: @escaping @Sendable ([Int]) -> Bool) -> Task<Void, any Error> {
+        Task {
+            try await db.transaction { tx in
+                try await tx.table(Course.self).insert(Course(id: id, title: title))
+                held.append(id)
+                _ = await finish.wait(timeout: .seconds(20), until: release)
+            }
+        }
+    }
+
     /// How many server connections the server has open under `name`.
     func backends(_ name: String, on admin: Database<PostgresDatabaseConfiguration>) async throws -> Int {
         try await admin.sql("SELECT count(*)::bigint AS value FROM pg_stat_activity WHERE application_name = '\(name)'",
@@ -73,13 +87,7 @@ struct SharedServerConnectionTests {
         let held = Collector<Int>()
         let finish = Collector<Int>()
         func transaction(_ id: Int) -> Task<Void, any Error> {
-            Task {
-                try await db.transaction { tx in
-                    try await tx.table(Course.self).insert(Course(id: id, title: "uncommitted"))
-                    held.append(id)
-                    _ = await finish.wait(timeout: .seconds(20)) { $0.contains(id) }
-                }
-            }
+            holdingTransaction(on: db, inserting: id, held: held, until: finish) { $0.contains(id) }
         }
         let first = transaction(10)
         #expect(await held.wait { $0.count == 1 })
@@ -113,13 +121,7 @@ struct SharedServerConnectionTests {
         try await db.sql("CREATE VIEW \(db.quote("ConnectionNumber")) AS SELECT 7 AS value FROM pg_sleep(1.5)")
         let held = Collector<Int>()
         let finish = Collector<Int>()
-        let holder = Task {
-            try await db.transaction { tx in
-                try await tx.table(Course.self).insert(Course(id: 10, title: "held"))
-                held.append(1)
-                _ = await finish.wait(timeout: .seconds(20)) { !$0.isEmpty }
-            }
-        }
+        let holder = holdingTransaction(on: db, inserting: 10, title: "held", held: held, until: finish) { !$0.isEmpty }
         #expect(await held.wait { !$0.isEmpty })
         // The slow read goes into the other server connection's pipeline; the write then waits for
         // that one, the only one no session holds, to answer it.
@@ -135,13 +137,7 @@ struct SharedServerConnectionTests {
 
         // One server connection held by a transaction again: reads go through the other at once.
         let again = Collector<Int>()
-        let second = Task {
-            try await db.transaction { tx in
-                try await tx.table(Course.self).insert(Course(id: 30, title: "held again"))
-                again.append(1)
-                _ = await finish.wait(timeout: .seconds(20)) { $0.count >= 2 }
-            }
-        }
+        let second = holdingTransaction(on: db, inserting: 30, title: "held again", held: again, until: finish) { $0.count >= 2 }
         #expect(await again.wait { !$0.isEmpty })
         let read = Task { try await db.table(Course.self).count() }
         let answered = Collector<Int>()
