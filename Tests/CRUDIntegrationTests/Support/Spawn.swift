@@ -36,11 +36,27 @@ enum Spawn {
         // Nothing else is inherited: a long-lived child (a watchdog, a server) holding the write end
         // of another test's pipe would keep that test from ever reading to its end.
         closeInheritedDescriptors(&actions)
+        // The test runner's threads block signals such as SIGTERM, and a child inherits its
+        // spawner's mask: a server that does not reset it (pgbouncer) would never see a stop.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var mask = sigset_t()
+        pthread_sigmask(SIG_SETMASK, nil, &mask)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGQUIT] {
+            sigdelset(&mask, signal)
+            sigaddset(&defaults, signal)
+        }
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var arguments = command.map { strdup($0) }
         arguments.append(nil)
         defer { arguments.forEach { free($0) } }
         var pid = pid_t()
-        let spawned = posix_spawn(&pid, command[0], &actions, nil, arguments, environ)
+        let spawned = posix_spawn(&pid, command[0], &actions, &attributes, arguments, environ)
         guard spawned == 0 else {
             throw SpawnFailure(description: "cannot run \(command[0]): \(String(cString: strerror(spawned)))")
         }
