@@ -35,7 +35,7 @@ public struct MySQLDialect: CRUDDialect {
     /// A named user lock, which waits up to a day for the migrator holding it (MariaDB takes no
     /// negative "forever"); schema changes commit at once on MySQL, so each step's transaction
     /// cannot serialize migrators.
-    public var migrationLock: (lock: String, unlock: String)? {
+    public var migrationLock: (lock: String, unlock: String?)? {
         ("SELECT GET_LOCK('crud_migrations', 86400)", "SELECT RELEASE_LOCK('crud_migrations')")
     }
 

@@ -27,7 +27,10 @@ public final class PostgresConnection: CRUDConnection {
     @exclusivity(unchecked) private var holds = 0
     /// The libpq connection: the session's own, or the shared one it holds. Used only then.
     var handle: OpaquePointer { own?.handle ?? held!.handle }
-    public let dialect: any CRUDDialect = PostgresDialect()
+    public let dialect: any CRUDDialect
+    /// Whether the server is reached through a pooler in transaction mode: statements are unnamed,
+    /// and nothing relies on the server session outside a transaction.
+    private let transactionPooling: Bool
     private var cache = CRUDStatementCache<PostgresStatement>(capacity: cacheCapacity)
     private var nextStatement = 0
     /// What the connection points at, for messages: `database "x" at host:port`.
@@ -37,10 +40,13 @@ public final class PostgresConnection: CRUDConnection {
 
     /// A session with a server connection of its own.
     /// - Throws: `CRUDSQLExeError` naming the server and saying what failed.
-    init(parameters: [String: String], expandDatabase: Bool) throws {
+    /// `transactionPooling` when a pooler in transaction mode stands between it and the server.
+    init(parameters: [String: String], expandDatabase: Bool, transactionPooling: Bool = false) throws {
         let own = try PostgresServerConnection(parameters: parameters, expandDatabase: expandDatabase)
         self.own = own
         group = nil
+        self.transactionPooling = transactionPooling
+        dialect = PostgresDialect(transactionPooling: transactionPooling)
         (target, peer) = Self.describe(own.handle)
     }
 
@@ -50,6 +56,8 @@ public final class PostgresConnection: CRUDConnection {
         try group.join()
         own = nil
         self.group = group
+        transactionPooling = false
+        dialect = PostgresDialect()
         (target, peer) = group.describe()
     }
 
@@ -239,6 +247,7 @@ public final class PostgresConnection: CRUDConnection {
     public func prepareOwned(_ sql: String) throws -> PostgresStatement {
         try ensureConnected()
         if let described = describedBefore(sql) { return described }
+        if transactionPooling { return try statement(named: "", sql: sql, described: describeUnnamed(sql)) }
         return try holding {
             let name = nextName()
             try checked(PQprepare(handle, name, sql, 0, nil), sql: sql)
@@ -252,19 +261,54 @@ public final class PostgresConnection: CRUDConnection {
         try ensureConnected()
         if let cached = cache.checkOut(sql) { return cached }
         let statement = try await prepareOwnedAwaiting(sql)
-        if let evicted = cache.add(statement, for: sql).evicted, own != nil { try? await execute(deallocation(of: evicted)) }
+        if let evicted = cache.add(statement, for: sql).evicted, own != nil, !evicted.isUnnamed { try? await execute(deallocation(of: evicted)) }
         return statement
     }
 
     @_spi(CRUDDriver) public func prepareOwnedAwaiting(_ sql: String) async throws -> PostgresStatement {
         try ensureConnected()
         if let described = describedBefore(sql) { return described }
+        if transactionPooling { return try statement(named: "", sql: sql, described: try await describeUnnamedAwaiting(sql)) }
         return try await holding {
             let name = nextName()
             guard PQsendPrepare(handle, name, sql, 0, nil) == 1 else { throw error(nil, sql: sql) }
             try checked(try await awaitAnswer(sql: sql), sql: sql)
             guard PQsendDescribePrepared(handle, name) == 1 else { throw error(nil, sql: sql) }
             return try statement(named: name, sql: sql, described: try await awaitAnswer(sql: sql))
+        }
+    }
+
+    /// Parse and Describe of `sql` as the unnamed statement, behind one Sync (libpq's pipeline
+    /// mode): a pooler in transaction mode runs both on one server connection, where a Sync each
+    /// could send the Describe to another. The description, or the first error.
+    private func describeUnnamed(_ sql: String) throws -> OpaquePointer? {
+        try sendDescription(of: sql)
+        var answers = PostgresPipelineAnswers()
+        while answers.take(PQgetResult(handle)) {}
+        return answers.finish(on: handle)
+    }
+
+    /// `describeUnnamed(_:)` waiting for the server on the event loop.
+    private func describeUnnamedAwaiting(_ sql: String) async throws -> OpaquePointer? {
+        try sendDescription(of: sql)
+        var answers = PostgresPipelineAnswers()
+        do {
+            try await flushAwaiting(sql: sql)
+            while answers.take(try await nextResultAwaiting(sql: sql)) {}
+        } catch {
+            // Half read: the connection cannot be used before it is replaced.
+            own?.broken = true
+            PQclear(answers.finish(on: handle))
+            throw error
+        }
+        return answers.finish(on: handle)
+    }
+
+    private func sendDescription(of sql: String) throws {
+        guard PQenterPipelineMode(handle) == 1, PQsendPrepare(handle, "", sql, 0, nil) == 1, PQsendDescribePrepared(handle, "") == 1,
+              PQpipelineSync(handle) == 1 else {
+            if PQpipelineStatus(handle) != PQ_PIPELINE_OFF { PQexitPipelineMode(handle) }
+            throw error(nil, sql: sql)
         }
     }
 
@@ -302,7 +346,7 @@ public final class PostgresConnection: CRUDConnection {
     /// Frees what the server keeps for `statement`. Shared server connections free it when the
     /// statement goes, through their pipelines, where holding one would block the thread.
     private func deallocate(_ statement: PostgresStatement) {
-        guard let own, own.isWorking else { return }
+        guard let own, own.isWorking, !statement.isUnnamed else { return }
         PQclear(PQexec(handle, deallocation(of: statement)))
     }
 
@@ -345,28 +389,17 @@ public final class PostgresConnection: CRUDConnection {
         // Broken until the answer is all read: a wait that fails leaves it half read.
         let server = own ?? held!
         server.broken = true
-        let socket = PQsocket(handle)
-        var flushed = PQflush(handle)
-        while flushed == 1 {
-            try await CRUDEventLoop.shared.wait(until: .writable, on: socket)
-            flushed = PQflush(handle)
-        }
-        guard flushed == 0 else { throw error(nil, sql: sql) }
+        try await flushAwaiting(sql: sql)
         var answer: OpaquePointer?
         while true {
-            while PQisBusy(handle) == 1 {
-                do {
-                    try await CRUDEventLoop.shared.wait(until: .readable, on: socket)
-                } catch {
-                    PQclear(answer)
-                    throw error
-                }
-                guard PQconsumeInput(handle) == 1 else {
-                    PQclear(answer)
-                    throw error(nil, sql: sql)
-                }
+            let result: OpaquePointer?
+            do {
+                result = try await nextResultAwaiting(sql: sql)
+            } catch {
+                PQclear(answer)
+                throw error
             }
-            guard let next = PQgetResult(handle) else { break }
+            guard let next = result else { break }
             // A statement has one result; SQL of several statements has one each, and the answer is
             // the first that failed, else the first. The rest is read only to finish the answer: a
             // connection that broke there says so through its status (`isUsable`).
@@ -383,6 +416,25 @@ public final class PostgresConnection: CRUDConnection {
         return answer
     }
 
+    /// Sends what libpq holds, waiting on the event loop while the socket takes no more.
+    private func flushAwaiting(sql: String) async throws {
+        var flushed = PQflush(handle)
+        while flushed == 1 {
+            try await CRUDEventLoop.shared.wait(until: .writable, on: PQsocket(handle))
+            flushed = PQflush(handle)
+        }
+        guard flushed == 0 else { throw error(nil, sql: sql) }
+    }
+
+    /// `PQgetResult` once libpq holds the next result whole, waiting on the event loop for it.
+    private func nextResultAwaiting(sql: String) async throws -> OpaquePointer? {
+        while PQisBusy(handle) == 1 {
+            try await CRUDEventLoop.shared.wait(until: .readable, on: PQsocket(handle))
+            guard PQconsumeInput(handle) == 1 else { throw error(nil, sql: sql) }
+        }
+        return PQgetResult(handle)
+    }
+
     /// `lastval()`: the last value an identity column or sequence produced in this session, or
     /// `nil` when none has. Inside a transaction it runs under a savepoint, so asking cannot abort it.
     /// On a shared server connection that another session held since, `lastval()` may be that
@@ -393,6 +445,11 @@ public final class PostgresConnection: CRUDConnection {
     }
 
     private func lastValue(using runner: some CRUDCatalogRunner<Statement>) throws -> Int? {
+        if transactionPooling, PQtransactionStatus(handle) == PQTRANS_IDLE {
+            throw CRUDSQLExeError("lastInsertId(): behind a transaction pooler the insert's server connection went back to the pool "
+                + "when its transaction ended, so lastval() would be another session's; call lastInsertId() in the transaction "
+                + "that inserts, or use returning(…) to get the row's values")
+        }
         if let group, let held, !group.wasHeldBefore(held, by: ObjectIdentifier(self)) {
             throw CRUDSQLExeError("lastInsertId(): another session used the shared server connection since the insert, so its last id "
                 + "may be another's; use returning(…) to get the row's values")

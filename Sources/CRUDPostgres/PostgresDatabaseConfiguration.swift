@@ -13,6 +13,12 @@
 /// transaction, a write or a synchronous call holds a free one alone (a session waits only while
 /// none is free). Session state set by raw SQL (`SET`, temporary tables) is then the shared
 /// connection's; CRUDPostgres's overview tells what it guarantees and costs.
+///
+/// `transactionPooling` is for a server reached through a pooler in transaction mode (pgbouncer's
+/// `pool_mode = transaction`), which may hand each transaction to another server connection:
+/// statements are then sent whole at every run rather than prepared under a name, the migration
+/// lock is the run's transaction's, and `Insert.lastInsertId()` works only inside the transaction
+/// that inserted (use `returning(…)` outside one); CRUDPostgres's overview tells what else changes.
 public final class PostgresDatabaseConfiguration: DatabaseConfigurationProtocol {
     @_spi(CRUDDriver) public let executor: CRUDExecutor<PostgresConnection>
     /// What the first connection reached: `database "app" at host:port`; with the pool's
@@ -31,32 +37,42 @@ public final class PostgresDatabaseConfiguration: DatabaseConfigurationProtocol 
     ///   - pool: how many connections to keep and how long a caller waits for a free one.
     ///   - serverConnections: at most this many connections to the server, shared by the pool's
     ///     sessions; `nil` (the default): each session has its own.
+    ///   - transactionPooling: `true` when a pooler in transaction mode stands between the pool and
+    ///     the server (see above); it cannot go with `serverConnections`.
     /// - Throws: `CRUDSQLExeError` naming the database, host and port and saying what failed:
-    ///   refused connection, unknown host, wrong password, missing database, timeout.
+    ///   refused connection, unknown host, wrong password, missing database, timeout; or saying that
+    ///   `transactionPooling` and `serverConnections` were both asked for.
     public convenience init(database: String, host: String, port: Int? = nil, username: String? = nil,
                             password: String? = nil, connectTimeout: Int = 10, pool: PostgresPoolOptions = .init(),
-                            serverConnections: Int? = nil) throws {
+                            serverConnections: Int? = nil, transactionPooling: Bool = false) throws {
         var parameters = ["dbname": database, "host": host, "connect_timeout": String(connectTimeout)]
         parameters["port"] = port.map(String.init)
         parameters["user"] = username
         parameters["password"] = password
-        try self.init(parameters: parameters, pool: pool, serverConnections: serverConnections)
+        try self.init(parameters: parameters, pool: pool, serverConnections: serverConnections, transactionPooling: transactionPooling)
     }
 
     /// Connects with a connection URL: `postgresql://user:password@host:port/database?options…`.
-    /// Parameters the URL leaves out take libpq's defaults. `serverConnections` as above.
+    /// Parameters the URL leaves out take libpq's defaults. `serverConnections` and
+    /// `transactionPooling` as above.
     /// - Throws: `CRUDSQLExeError`, as above; also for a malformed URL.
-    public convenience init(url: String, connectTimeout: Int = 10, pool: PostgresPoolOptions = .init(), serverConnections: Int? = nil) throws {
+    public convenience init(url: String, connectTimeout: Int = 10, pool: PostgresPoolOptions = .init(), serverConnections: Int? = nil,
+                            transactionPooling: Bool = false) throws {
         try self.init(parameters: ["dbname": url, "connect_timeout": String(connectTimeout)], expandDatabase: true, pool: pool,
-                      serverConnections: serverConnections)
+                      serverConnections: serverConnections, transactionPooling: transactionPooling)
     }
 
     /// Connects with any libpq connection keywords (`host`, `port`, `dbname`, `user`, `password`,
     /// `options`, `sslmode`, …); those left out take libpq's defaults. With the pool's
-    /// `connectsOnFirstUse`, nothing connects until the first call. `serverConnections` as above.
+    /// `connectsOnFirstUse`, nothing connects until the first call. `serverConnections` and
+    /// `transactionPooling` as above.
     /// - Throws: `CRUDSQLExeError`, as above.
     public init(parameters: [String: String], expandDatabase: Bool = false, pool: PostgresPoolOptions = .init(),
-                serverConnections: Int? = nil) throws {
+                serverConnections: Int? = nil, transactionPooling: Bool = false) throws {
+        if transactionPooling, serverConnections != nil {
+            throw CRUDSQLExeError("PostgresDatabaseConfiguration: transactionPooling and serverConnections cannot go together: "
+                + "a pooler in transaction mode already shares the server's connections; leave serverConnections nil")
+        }
         var parameters = parameters
         if parameters["connect_timeout"] == nil { parameters["connect_timeout"] = "10" }
         let opened = parameters
@@ -64,12 +80,14 @@ public final class PostgresDatabaseConfiguration: DatabaseConfigurationProtocol 
         let shared = serverConnections.map { PostgresServerConnections(limit: $0, parameters: opened, expandDatabase: expandDatabase,
                                                                                   timeout: pool.timeout) }
         let open: @Sendable (CRUDConnectionRole) throws -> PostgresConnection = { _ in
-            guard let shared else { return try PostgresConnection(parameters: opened, expandDatabase: expandDatabase) }
+            guard let shared else {
+                return try PostgresConnection(parameters: opened, expandDatabase: expandDatabase, transactionPooling: transactionPooling)
+            }
             return try PostgresConnection(sharing: shared)
         }
         if pool.connectsOnFirstUse {
             target = PostgresConnection.describe(parameters, expandDatabase: expandDatabase)
-            executor = CRUDExecutor(layout: layout, dialect: PostgresDialect(), timeout: pool.timeout, connectRetry: pool.connectRetry,
+            executor = CRUDExecutor(layout: layout, dialect: PostgresDialect(transactionPooling: transactionPooling), timeout: pool.timeout, connectRetry: pool.connectRetry,
                                     describe: "PostgreSQL \(target)", peer: PostgresConnection.peer(parameters, expandDatabase: expandDatabase),
                                     statementTimeout: pool.statementTimeout, executesWithoutBlocking: true, open: open)
             return

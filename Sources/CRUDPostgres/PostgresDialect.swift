@@ -7,15 +7,27 @@
 /// when the column is left out), `Float` as real, `Double` as double precision, `Bool` as boolean,
 /// `String`/`URL` as text, bytes as bytea, `Date` as timestamptz (microseconds), `UUID` as uuid.
 public struct PostgresDialect: CRUDDialect {
-    /// The dialect; it holds no state.
-    public init() {}
+    /// Whether connections go through a pooler in transaction mode, where a lock of the session's
+    /// would stay on whichever server connection took it.
+    let transactionPooling: Bool
+
+    /// The dialect of a direct connection.
+    public init() {
+        transactionPooling = false
+    }
+
+    init(transactionPooling: Bool) {
+        self.transactionPooling = transactionPooling
+    }
 
     public var name: String { "PostgreSQL" }
 
-    /// A session-level advisory lock under a fixed key ("CRUDmigr" in ASCII), which waits for the
-    /// migrator holding it.
-    public var migrationLock: (lock: String, unlock: String)? {
-        ("SELECT 1 FROM pg_advisory_lock(4850456405686613874)", "SELECT pg_advisory_unlock(4850456405686613874)")
+    /// An advisory lock under a fixed key ("CRUDmigr" in ASCII), which waits for the migrator
+    /// holding it: the session's; behind a transaction pooler the transaction's, and the run is one
+    /// transaction.
+    public var migrationLock: (lock: String, unlock: String?)? {
+        transactionPooling ? ("SELECT 1 FROM pg_advisory_xact_lock(4850456405686613874)", nil)
+            : ("SELECT 1 FROM pg_advisory_lock(4850456405686613874)", "SELECT pg_advisory_unlock(4850456405686613874)")
     }
 
     /// `NAMEDATALEN` - 1: PostgreSQL cuts longer names to this many bytes.

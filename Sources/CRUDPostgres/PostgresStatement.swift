@@ -124,7 +124,8 @@ public final class PostgresStatement: CRUDStatement {
         try connection.holding {
             try connection.ensurePrepared(self)
             try adopt(withParameters { count, values in
-                PQexecPrepared(connection.handle, name, count, values, parameterLengths, parameterFormats, 1)
+                isUnnamed ? PQexecParams(connection.handle, sql, count, parameterTypes, values, parameterLengths, parameterFormats, 1)
+                    : PQexecPrepared(connection.handle, name, count, values, parameterLengths, parameterFormats, 1)
             })
         }
     }
@@ -141,12 +142,18 @@ public final class PostgresStatement: CRUDStatement {
         }
     }
 
-    /// `PQsendQueryPrepared` of the statement with its parameters, on `handle`.
+    /// `PQsendQueryPrepared` of the statement with its parameters, on `handle`; `PQsendQueryParams`
+    /// of an unnamed one, parsed again.
     func send(on handle: OpaquePointer) -> Int32 {
         withParameters { count, values in
-            PQsendQueryPrepared(handle, name, count, values, parameterLengths, parameterFormats, 1)
+            isUnnamed ? PQsendQueryParams(handle, sql, count, parameterTypes, values, parameterLengths, parameterFormats, 1)
+                : PQsendQueryPrepared(handle, name, count, values, parameterLengths, parameterFormats, 1)
         }
     }
+
+    /// Whether the statement is sent whole at each run (behind a transaction pooler), prepared
+    /// nowhere.
+    var isUnnamed: Bool { name.isEmpty }
 
     /// Calls `run` with the parameter count and the parameters' values as libpq takes them (on the
     /// stack: no allocation per run).
@@ -177,10 +184,14 @@ public final class PostgresStatement: CRUDStatement {
         result = executed
         rowCount = status == PGRES_TUPLES_OK ? Int(PQntuples(executed)) : 0
         row = -1
-        if status == PGRES_TUPLES_OK, columnTypes == nil {
-            let types = UnsafeMutableBufferPointer<Oid>.allocate(capacity: Int(PQnfields(executed)))
-            for column in types.indices { types[column] = PQftype(executed, Int32(column)) }
-            columnTypes = types
+        // An unnamed statement is planned anew at each run, so its result's types may change.
+        if status == PGRES_TUPLES_OK, columnTypes == nil || isUnnamed {
+            let count = Int(PQnfields(executed))
+            if columnTypes?.count != count {
+                columnTypes?.deallocate()
+                columnTypes = UnsafeMutableBufferPointer<Oid>.allocate(capacity: count)
+            }
+            for column in 0 ..< count { columnTypes![column] = PQftype(executed, Int32(column)) }
         }
     }
 

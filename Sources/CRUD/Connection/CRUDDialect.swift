@@ -173,8 +173,10 @@ public protocol CRUDDialect: Sendable {
     /// The statements that take and give back a lock held by one session at a time across the whole
     /// database server, under which migrators run one after another; `nil` where each step's own
     /// transaction already serializes them (SQLite's write lock). `lock` waits for the lock and
-    /// returns one row whose first column is 1 once it holds it. The default is `nil`.
-    var migrationLock: (lock: String, unlock: String)? { get }
+    /// returns one row whose first column is 1 once it holds it. `unlock` is `nil` for a lock the
+    /// transaction holds, given back when it ends: the whole run is then one transaction, its steps
+    /// savepoints. The default is `nil`.
+    var migrationLock: (lock: String, unlock: String?)? { get }
 }
 
 extension CRUDDialect {
@@ -230,7 +232,7 @@ extension CRUDDialect {
 
     public func valueMismatch(_ quotedColumn: String, _ type: CRUDColumnType) -> String? { nil }
 
-    public var migrationLock: (lock: String, unlock: String)? { nil }
+    public var migrationLock: (lock: String, unlock: String?)? { nil }
 
     public var transactionalDDL: Bool { true }
 

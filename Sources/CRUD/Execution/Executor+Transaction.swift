@@ -184,11 +184,29 @@ extension CRUDExecutor {
             try session.connection.keepingServerSession { try lockedOnServerSession(session) }
         }
         func lockedOnServerSession(_ session: Session) throws -> T {
-            let held = try session.withStatement(lock) { statement in try statement.step() && statement.readInt64(0) == 1 }
-            guard held else {
-                throw CRUDSQLExeError("migrate: the migration lock could not be taken (\(lock) did not return 1): "
-                    + "another migrator held it for a day, or the server refused it", sql: lock, kind: .busyOrLocked)
+            func takeLock() throws {
+                let held = try session.withStatement(lock) { statement in try statement.step() && statement.readInt64(0) == 1 }
+                guard held else {
+                    throw CRUDSQLExeError("migrate: the migration lock could not be taken (\(lock) did not return 1): "
+                        + "another migrator held it for a day, or the server refused it", sql: lock, kind: .busyOrLocked)
+                }
             }
+            guard let unlock else {
+                // The transaction's lock: the run is one transaction, which gives it back as it ends.
+                // A step that fails is rolled back to its savepoint, and the steps before it stay,
+                // as under a session's lock: the transaction commits them unless it was aborted.
+                let run = try session.transaction(.default) { () throws -> Result<T, any Error> in
+                    try takeLock()
+                    do {
+                        return .success(try body())
+                    } catch {
+                        if session.connection.transactionStatus == .aborted { throw error }
+                        return .failure(error)
+                    }
+                }
+                return try run.get()
+            }
+            try takeLock()
             defer {
                 do {
                     try session.run(unlock, ending: true)
