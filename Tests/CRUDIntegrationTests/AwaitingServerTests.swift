@@ -217,16 +217,23 @@ struct AwaitingServerTests {
         try await db.sql("CREATE VIEW \(db.quote("ConnectionNumber")) AS " + Self.sleeping(backend, seconds: 10))
         let session = try await db.sql(backend == .mysql ? "SELECT CONNECTION_ID() AS value" : "SELECT pg_backend_pid() AS value",
                                        ConnectionNumber.self)[0].value
+        // Behind pgbouncer each call may run on another server connection: the read's is told by
+        // its database (one per test there) and its query.
+        let pooled = backend == .postgres && PostgresTestServer.throughPooler
+        let database = pooled ? try await db.sql("SELECT oid::bigint AS value FROM pg_database WHERE datname = current_database()",
+                                                 ConnectionNumber.self)[0].value : 0
+        let backendOfRead = pooled ? "datid = \(database) AND query LIKE '%ConnectionNumber%'" : "pid = \(session)"
         let read = Task { try await db.table(ConnectionNumber.self).count() }
         let running = backend == .mysql ? "SELECT COUNT(*) AS value FROM information_schema.PROCESSLIST WHERE ID = \(session) AND INFO IS NOT NULL"
-            : "SELECT count(*)::bigint AS value FROM pg_stat_activity WHERE pid = \(session) AND state = 'active'"
+            : "SELECT count(*)::bigint AS value FROM pg_stat_activity WHERE \(backendOfRead) AND state = 'active'"
         var waiting = 0
         for _ in 0 ..< 200 where waiting == 0 {
             try await Task.sleep(for: .milliseconds(25))
             waiting = try await admin.sql(running, ConnectionNumber.self)[0].value
         }
         #expect(waiting == 1, "the read ran on the server")
-        try await admin.sql(backend == .mysql ? "KILL \(session)" : "SELECT pg_terminate_backend(\(session))")
+        try await admin.sql(backend == .mysql ? "KILL \(session)"
+            : "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE \(backendOfRead) AND state = 'active'")
         let error = await #expect(throws: CRUDSQLExeError.self) { try await read.value }
         #expect(error?.kind == .connectionLost, "\(String(describing: error))")
         // The one connection reconnects for the next call.

@@ -236,17 +236,10 @@ struct StalledClient {
     private let socket: Int32
 
     init(port: Int) throws {
-        socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw TestBuildError(description: "socket(): errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
+        guard let socket = LoopbackPort.connect(port) else { throw TestBuildError(description: "the stalled client could not connect: errno \(errno)") }
+        self.socket = socket
         let head = "POST /users HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"name\":"
-        guard connected, Array(head.utf8).withUnsafeBytes({ send(socket, $0.baseAddress, $0.count, 0) }) == head.utf8.count else {
+        guard Array(head.utf8).withUnsafeBytes({ send(socket, $0.baseAddress, $0.count, 0) }) == head.utf8.count else {
             Foundation.close(socket)
             throw TestBuildError(description: "the stalled client could not connect and send: errno \(errno)")
         }

@@ -129,11 +129,45 @@ struct PostgresTests {
         #expect(error?.sql == #"INSERT INTO "Course" ("id", "title") VALUES ($1, $2)"#)
     }
 
+    @Test("transactionPooling: statements are never prepared under a name, a result's new column types are read, lastInsertId needs the transaction; not with serverConnections")
+    func transactionPooling() throws {
+        let server = try Self.server()
+        let parameters = try server.freshParameters()
+        let db = Database(configuration: try PostgresDatabaseConfiguration(parameters: parameters, pool: .init(maximumConnections: 1),
+                                                                            transactionPooling: true))
+        try db.create(Course.self)
+        try db.table(Course.self).insert((1 ... 3).map { Course(id: $0, title: "course \($0)") })
+        for id in 1 ... 3 { #expect(try db.table(Course.self).where(\Course.id == id).first()?.title == "course \(id)") }
+        // The pool's one session ran all of these: a named statement would be listed on its server session.
+        #expect(try db.sql("SELECT count(*)::bigint AS value FROM pg_prepared_statements", ConnectionNumber.self)[0].value == 0)
+
+        // The same SQL, its result's column retyped in between: a prepared statement would be refused
+        // ("cached plan must not change result type"); an unnamed one is planned anew and read as it is.
+        try db.sql("CREATE TABLE \(db.quote("ConnectionNumber")) (value integer)")
+        try db.sql("INSERT INTO \(db.quote("ConnectionNumber")) VALUES (41)")
+        #expect(try db.table(ConnectionNumber.self).select().map(\.value) == [41])
+        try db.sql("ALTER TABLE \(db.quote("ConnectionNumber")) ALTER COLUMN value TYPE bigint")
+        try db.sql("UPDATE \(db.quote("ConnectionNumber")) SET value = 5000000000")
+        #expect(try db.table(ConnectionNumber.self).select().map(\.value) == [5_000_000_000])
+
+        let outside = #expect(throws: CRUDSQLExeError.self) { try db.table(Course.self).insert(Course(id: 4, title: "d")).lastInsertId() }
+        #expect(outside?.msg.contains("behind a transaction pooler") == true)
+        try db.create(Bicycle.self)
+        let inside = try db.transaction { try db.table(Bicycle.self).insert(Bicycle(id: nil, name: "a", color: "b"), ignoreKeys: \.id).lastInsertId() }
+        #expect(inside == 1, "inside the inserting transaction lastval() is this session's")
+        try db.shutdown()
+
+        let both = #expect(throws: CRUDSQLExeError.self) {
+            try PostgresDatabaseConfiguration(parameters: parameters, serverConnections: 2, transactionPooling: true)
+        }
+        #expect(both?.msg.contains("cannot go together") == true)
+    }
+
     @Test("lastInsertId is lastval(): nil before any identity value, the last one after, and harmless in a transaction")
     func lastInsertId() throws {
         let db = try Self.database()
         try db.create(Course.self)
-        #expect(try db.table(Course.self).insert(Course(id: 5, title: "explicit")).lastInsertId() == nil)
+        #expect(try Backend.postgres.insertId(on: db) { try db.table(Course.self).insert(Course(id: 5, title: "explicit")).lastInsertId() } == nil)
         try db.create(Bicycle.self)
         try db.transaction {
             #expect(try db.table(Course.self).insert(Course(id: 6, title: "still none")).lastInsertId() == nil)

@@ -70,7 +70,7 @@ extension LoggingTests {
         // SQLite asks its handle for the last id; the servers run a statement, which the log shows.
         var id: Int?
         let notes = [NoteV2(id: nil, text: "b", author: nil), NoteV2(id: nil, text: "c", author: nil)]
-        let idRead = try logged { id = try db.table(NoteV2.self).insert(notes, ignoreKeys: \.id).lastInsertId() }
+        let idRead = try logged { id = try backend.insertId(on: db) { try db.table(NoteV2.self).insert(notes, ignoreKeys: \.id).lastInsertId() } }
         #expect(id == 2)
         switch backend {
         case .sqlite: break

@@ -7,7 +7,7 @@ import Testing
 /// async reads outside a transaction share them at once through libpq's pipeline mode, in batches;
 /// a transaction, a write or a synchronous call holds one alone. (`.ci/run` also runs the whole
 /// shared suite this way: `CRUD_TEST_POSTGRES_SERVER_CONNECTIONS=2`.)
-@Suite("PostgreSQL sessions sharing server connections", .enabled(if: !PostgresTestServer.isSkipped))
+@Suite("PostgreSQL sessions sharing server connections", .enabled(if: !PostgresTestServer.isSkipped && !PostgresTestServer.throughPooler))
 struct SharedServerConnectionTests {
     /// A database of `sessions` sessions sharing at most `servers` server connections, with
     /// `courses` courses (id n titled "course n"), whose backends the server lists under the

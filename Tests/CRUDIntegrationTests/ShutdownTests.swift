@@ -17,22 +17,28 @@ struct ConnectionNumber: CRUDModel {
 @Suite("shutdown")
 struct ShutdownTests {
     /// A new empty database, twice: the configuration under test, and another one of the same
-    /// database that looks at it from outside.
+    /// database that looks at it from outside (on PostgreSQL behind pgbouncer, directly; `pooled`
+    /// names the database whose clients pgbouncer lists).
     func openTwice(_ backend: Backend) throws -> (tested: any DatabaseConfigurationProtocol, outside: any DatabaseConfigurationProtocol,
-                                                  path: String?) {
+                                                  path: String?, pooled: String?) {
         switch backend {
         case .sqlite:
             let path = Backend.temporaryFile("sqlite")
             return (try Backend.sqliteConfiguration(at: path, busyTimeout: .seconds(30)),
-                    try Backend.sqliteConfiguration(at: path, busyTimeout: .seconds(30)), path)
+                    try Backend.sqliteConfiguration(at: path, busyTimeout: .seconds(30)), path, nil)
         case .postgres:
-            let parameters = try PostgresTestServer.shared.get().freshParameters()
-            return (try PostgresDatabaseConfiguration(parameters: parameters), try PostgresDatabaseConfiguration(parameters: parameters), nil)
+            let server = try PostgresTestServer.shared.get()
+            let parameters = try server.freshParameters()
+            let tested = try PostgresTestServer.configuration(parameters, sharing: false)
+            guard server.pooler != nil else { return (tested, try PostgresTestServer.configuration(parameters, sharing: false), nil, nil) }
+            var direct = parameters
+            direct["port"] = server.parameters["port"]
+            return (tested, try PostgresDatabaseConfiguration(parameters: direct), nil, parameters["dbname"])
         case .mysql:
             #if MySQL
             let server = try MariaDBTestServer.shared.get()
             let database = try server.freshDatabase()
-            return (try server.configuration(database: database, pool: .init()), try server.configuration(database: database, pool: .init()), nil)
+            return (try server.configuration(database: database, pool: .init()), try server.configuration(database: database, pool: .init()), nil, nil)
             #else
             throw Backend.withoutMySQL
             #endif
@@ -71,12 +77,12 @@ struct ShutdownTests {
     @Test("shutdown lets a transaction under way commit, refuses new calls with .shutDown, closes every connection, ends the observers",
           arguments: Backend.all)
     func shutdownIsGraceful(_ backend: Backend) async throws {
-        let (tested, outside, path) = try openTwice(backend)
-        try await shutdownIsGraceful(tested, outside, path, backend)
+        let (tested, outside, path, pooled) = try openTwice(backend)
+        try await shutdownIsGraceful(tested, outside, path, pooled, backend)
     }
 
     func shutdownIsGraceful<C: DatabaseConfigurationProtocol, O: DatabaseConfigurationProtocol>(
-        _ tested: C, _ outside: O, _ path: String?, _ backend: Backend) async throws {
+        _ tested: C, _ outside: O, _ path: String?, _ pooled: String?, _ backend: Backend) async throws {
         let db = Database(configuration: tested)
         try await db.create(Course.self)
         let changes = db.changes(of: Course.self)
@@ -104,6 +110,9 @@ struct ShutdownTests {
         let other = Database(configuration: outside)
         if let path {
             #expect(FileManager.default.fileExists(atPath: path + "-wal"), "the database is open in WAL mode")
+        } else if let pooled {
+            // pgbouncer keeps its server connections: what must close are the pool's to pgbouncer.
+            #expect(try PostgresTestServer.shared.get().poolerClients(of: pooled) >= 1, "pgbouncer lists the pool's connections")
         } else {
             #expect(try Self.stillOpen(ids, outside: other, backend) == ids.count, "the server sees the connections \(ids)")
         }
@@ -130,6 +139,11 @@ struct ShutdownTests {
             // a moment after the pool signalled that every lease came back.
             let closed = await Self.eventually { !FileManager.default.fileExists(atPath: path + "-wal") }
             #expect(closed, "every connection to \(path) closed")
+        } else if let pooled {
+            let server = try PostgresTestServer.shared.get()
+            let closed = await Self.eventually { (try? server.poolerClients(of: pooled)) == 0 }
+            #expect(closed, "pgbouncer still lists \((try? server.poolerClients(of: pooled)) ?? -1) of the pool's connections")
+            try await other.shutdown()
         } else {
             #expect(ids.count >= 1)
             // The server notices a closed connection at once, but its bookkeeping may lag.
@@ -181,7 +195,7 @@ struct ShutdownTests {
     @Test("shutdown twice succeeds; inside a transaction it is refused; past the grace period it says how many calls still run",
           arguments: Backend.all)
     func shutdownMisuse(_ backend: Backend) async throws {
-        let (tested, _, _) = try openTwice(backend)
+        let (tested, _, _, _) = try openTwice(backend)
         try await shutdownMisuse(tested)
     }
 

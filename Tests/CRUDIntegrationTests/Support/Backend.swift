@@ -105,7 +105,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
             return (try Self.sqliteConfiguration(at: path, busyTimeout: .seconds(30)), ["sqlite", "path=\(path)"])
         case .postgres:
             let parameters = try PostgresTestServer.shared.get().freshParameters()
-            return (try PostgresDatabaseConfiguration(parameters: parameters), ["postgres"] + parameters.map { "\($0.key)=\($0.value)" })
+            return (try PostgresTestServer.configuration(parameters, sharing: false), PostgresTestServer.probeArguments(parameters))
         case .mysql:
             #if MySQL
             let server = try MariaDBTestServer.shared.get()
@@ -162,6 +162,18 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     }
 }
 
+
+extension Backend {
+    /// Whether `Insert.lastInsertId()` works only in the transaction that inserted: PostgreSQL
+    /// behind a transaction pooler (`CRUD_TEST_POSTGRES_POOLER=1`), which refuses it outside one.
+    var insertIdsNeedTheTransaction: Bool { self == .postgres && PostgresTestServer.throughPooler }
+
+    /// `lastInsertId` of the insert `body` makes, asked in the inserting transaction where the
+    /// backend needs that; outside any transaction otherwise.
+    func insertId<C: DatabaseConfigurationProtocol>(on db: Database<C>, _ body: () throws -> Int?) throws -> Int? {
+        insertIdsNeedTheTransaction ? try db.transaction { try body() } : try body()
+    }
+}
 
 /// The test build cannot do what a test asks.
 struct TestBuildError: Error, CustomStringConvertible {

@@ -13,6 +13,24 @@ enum LoopbackPort {
         throw SpawnFailure(description: "cannot find a free port between 20000 and 32000")
     }
 
+    /// A socket connected to `port` of 127.0.0.1, or `nil` when nothing accepts there.
+    static func connect(_ port: Int) -> Int32? {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Foundation.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard connected else {
+            close(socket)
+            return nil
+        }
+        return socket
+    }
+
     private static func canBind(_ port: Int) -> Bool {
         let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { return false }

@@ -34,12 +34,7 @@ struct MariaDBServer: Sendable {
                 """)
         }
         let asMySQL = getuid() == 0
-        let directory = FileManager.default.temporaryDirectory.appending(path: "crud-mariadb-\(getpid())-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let pidFile = directory.appending(path: "mariadbd.pid").path
-        let cleanUp = "[ -f \(shellQuoted(pidFile)) ] && kill $(cat \(shellQuoted(pidFile))) 2>/dev/null; "
-            + "for i in $(seq 1 100); do [ -f \(shellQuoted(pidFile)) ] || break; sleep 0.1; done; rm -rf \(shellQuoted(directory.path))"
-        let reaperKey = TestResourceReaper.shared.register(cleanUp: cleanUp)
+        let (directory, pidFile, reaperKey) = try TestResourceReaper.daemonFolder("crud-mariadb", pid: "mariadbd.pid")
         do {
             let data = directory.appending(path: "data").path
             var install = [installer, "--no-defaults", "--datadir=\(data)", "--auth-root-authentication-method=normal",

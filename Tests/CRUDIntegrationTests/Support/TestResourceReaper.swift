@@ -52,3 +52,17 @@ final class TestResourceReaper: @unchecked Sendable {
         _ = try? Spawn.run(["/bin/sh", "-c", entry.script])
     }
 }
+
+extension TestResourceReaper {
+    /// A folder for a server daemon that writes its process id to `pid` inside it, and the key that
+    /// stops the daemon (SIGTERM, then up to ten seconds for it to remove that file) and removes the
+    /// folder, also when the test process dies (`TestResourceReaper`).
+    static func daemonFolder(_ prefix: String, pid name: String) throws -> (directory: URL, pidFile: String, reaperKey: UUID) {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "\(prefix)-\(getpid())-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let pidFile = directory.appending(path: name).path
+        let cleanUp = "[ -f \(shellQuoted(pidFile)) ] && kill $(cat \(shellQuoted(pidFile))) 2>/dev/null; "
+            + "for i in $(seq 1 100); do [ -f \(shellQuoted(pidFile)) ] || break; sleep 0.1; done; rm -rf \(shellQuoted(directory.path))"
+        return (directory, pidFile, shared.register(cleanUp: cleanUp))
+    }
+}

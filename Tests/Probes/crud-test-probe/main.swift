@@ -87,7 +87,9 @@ func withConfiguration(_ backend: String, _ options: [String: String], _ body: (
     case "sqlite":
         try await body(try SQLiteDatabaseConfiguration(options["path"]!, busyTimeout: .seconds(30)))
     case "postgres":
-        try await body(try PostgresDatabaseConfiguration(parameters: options))
+        var parameters = options
+        let pooled = parameters.removeValue(forKey: "crud_transaction_pooling") == "1"
+        try await body(try PostgresDatabaseConfiguration(parameters: parameters, transactionPooling: pooled))
     #if MySQL
     case "mysql" where options["socket"] != nil:
         try await body(try MySQLDatabaseConfiguration(database: options["database"]!, socket: options["socket"]!, username: options["user"],
