@@ -2,9 +2,10 @@ import Foundation
 
 /// What a pooled connection is for.
 @_spi(CRUDDriver) public enum CRUDConnectionRole: Sendable, CustomStringConvertible {
-    /// SQLite's one writer: every write and transaction, one at a time.
+    /// A writer: every write and transaction (SQLite's one, one at a time; a PostgreSQL primary's).
     case writer
-    /// A SQLite reader on WAL: queries, concurrently with each other and with the writer.
+    /// A reader: queries outside transactions, concurrently with each other and with the writers
+    /// (SQLite's on WAL; a PostgreSQL standby's).
     case reader
     /// A server connection: anything (PostgreSQL).
     case general
@@ -23,9 +24,11 @@ import Foundation
 
 /// How a driver wants its connections pooled.
 @_spi(CRUDDriver) public enum CRUDPoolLayout: Sendable {
-    /// One writer and up to `maxReaders` readers (SQLite on WAL). Writes are serialized in the
-    /// process; reads run concurrently on snapshots.
-    case writerAndReaders(maxReaders: Int)
+    /// Up to `maxWriters` writers and up to `maxReaders` readers: SQLite on WAL, whose one writer
+    /// serializes writes in the process while reads run concurrently on snapshots; PostgreSQL with
+    /// reads routed to standbys, which `readersLag` behind the primary. Writes and transactions take
+    /// a writer, other reads a reader.
+    case writerAndReaders(maxWriters: Int = 1, maxReaders: Int, readersLag: Bool = false)
     /// Between `minimum` and `maximum` interchangeable connections (PostgreSQL).
     case interchangeable(minimum: Int, maximum: Int)
     /// One connection that every caller shares in turn.
@@ -105,11 +108,12 @@ final class CRUDConnectionPool: @unchecked Sendable {
     let describe: String
 
     private let lock = NSLock()
-    @exclusivity(unchecked) private var idleWriter: Session?
-    @exclusivity(unchecked) private var writerExists = false
+    @exclusivity(unchecked) private var idleWriters: [Session] = []
+    /// Writers open or being opened.
+    @exclusivity(unchecked) private var writers = 0
     @exclusivity(unchecked) private var idle: [Session] = []
     @exclusivity(unchecked) private var opened = 0
-    /// Waiters by queue: 0 for SQLite's writer, 1 for every other connection.
+    /// Waiters by queue: 0 for writers, 1 for every other connection.
     @exclusivity(unchecked) private var waiters: [[Entry]] = [[], []]
     /// Leases held across suspension points, by queue.
     @exclusivity(unchecked) private var suspendedHolds = [0, 0]
@@ -126,6 +130,13 @@ final class CRUDConnectionPool: @unchecked Sendable {
     @exclusivity(unchecked) private var drained: [@Sendable () -> Void] = []
     /// Where the waits for a connection and the counts of connections are recorded, if anywhere.
     private let instruments: CRUDInstruments?
+    /// The tasks whose reads take writers now (`Database.readingFromPrimary`).
+    let writerReadScopes = CRUDScopeCount()
+
+    /// Whether readers may not yet see what writers committed (standbys behind their primary).
+    var readersLag: Bool {
+        if case let .writerAndReaders(_, _, readersLag) = layout { readersLag } else { false }
+    }
 
     /// - Parameters:
     ///   - first: the session of an open connection to start with (the configuration opened it to
@@ -141,8 +152,8 @@ final class CRUDConnectionPool: @unchecked Sendable {
         self.instruments = instruments
         switch layout {
         case .writerAndReaders:
-            idleWriter = first
-            writerExists = first != nil
+            idleWriters = first.map { [$0] } ?? []
+            writers = idleWriters.count
             shared = nil
         case let .interchangeable(minimum, _):
             if let first {
@@ -199,7 +210,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
         guard let instruments, instruments.countsConnections else { return }
         switch layout {
         case .single: return
-        case .writerAndReaders: instruments.connections(open: opened + (writerExists ? 1 : 0), used: leased)
+        case .writerAndReaders: instruments.connections(open: opened + writers, used: leased)
         case .interchangeable: instruments.connections(open: opened, used: leased)
         }
     }
@@ -218,14 +229,11 @@ final class CRUDConnectionPool: @unchecked Sendable {
         switch layout {
         case .single:
             return .session(shared!)
-        case let .writerAndReaders(maxReaders):
+        case let .writerAndReaders(maxWriters, maxReaders, _):
             if access == .write {
-                if let writer = idleWriter {
-                    idleWriter = nil
-                    return .session(writer)
-                }
-                if opening, !writerExists {
-                    writerExists = true
+                if let writer = idleWriters.popLast() { return .session(writer) }
+                if opening, writers < maxWriters {
+                    writers += 1
                     return .open(.writer)
                 }
                 return nil
@@ -280,7 +288,8 @@ final class CRUDConnectionPool: @unchecked Sendable {
 
     private func waitError(_ access: CRUDAccess) -> CRUDSQLExeError {
         let what = switch layout {
-        case .writerAndReaders: access == .write ? "the writer connection" : "a reader connection"
+        case let .writerAndReaders(maxWriters, _, _):
+            access == .write ? (maxWriters == 1 ? "the writer connection" : "a writer connection (all \(maxWriters) are in use)") : "a reader connection"
         case let .interchangeable(_, maximum): "a connection (all \(maximum) of the pool are in use)"
         case .single: "the connection"
         }
@@ -291,13 +300,26 @@ final class CRUDConnectionPool: @unchecked Sendable {
 
     private func wouldStall(_ access: CRUDAccess) -> CRUDSQLExeError {
         let what = switch layout {
-        case .writerAndReaders: access == .write ? "the writer connection" : "every reader connection"
+        case let .writerAndReaders(maxWriters, _, _):
+            access == .write ? (maxWriters == 1 ? "the writer connection" : "every writer connection") : "every reader connection"
         default: "every connection"
         }
         return CRUDSQLExeError("a synchronous call inside a task would wait for \(what) of \(describe), which another task holds "
             + "across a suspension point (an async transaction or stream): that task can give it back only when Swift's cooperative "
             + "pool runs it again, and threads blocked in such waits would keep it from running; use the async form "
             + "(`try await`) of this call inside tasks", kind: .busyOrLocked)
+    }
+
+    /// `access` as the caller's task needs it: a read inside `Database.readingFromPrimary` takes a
+    /// writer. Until a task is inside one, no lease looks in its bindings.
+    @inline(__always)
+    private func routed(_ access: CRUDAccess) -> CRUDAccess {
+        guard access == .read, writerReadScopes.any else { return access }
+        let me = ObjectIdentifier(self)
+        let onWriters = CRUDBindings.current.first { bound in
+            if case let .writerReads(pool) = bound, pool == me { true } else { nil }
+        }
+        return onWriters == true ? .write : .read
     }
 
     /// Whether the caller is running a task: where a synchronous wait occupies a thread that tasks need.
@@ -310,6 +332,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
     /// the async `lease` opens off the caller's thread).
     /// - Throws: the pool's refusal once it is shut down; what opening a connection throws.
     func leaseNow(_ access: CRUDAccess, hold: CRUDHold = .brief, opening: Bool = true) throws -> Session? {
+        let access = routed(access)
         let started = waitStarts()
         lock.lock()
         if let refusal {
@@ -332,6 +355,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
     ///   when the caller is a task and would wait for a connection another task holds across a
     ///   suspension point.
     func lease(_ access: CRUDAccess, hold: CRUDHold = .brief) throws -> Session {
+        let access = routed(access)
         let started = waitStarts()
         lock.lock()
         if let refusal {
@@ -430,6 +454,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
     private func waitAsync<R>(_ access: CRUDAccess, hold: CRUDHold,
                               _ deliver: @escaping @Sendable (Result<Handover, any Error>, CheckedContinuation<R, any Error>) -> Void)
         async throws -> R {
+        let access = routed(access)
         let ticket = WaitTicket()
         let queue = queue(access)
         let started = waitStarts()
@@ -507,8 +532,8 @@ final class CRUDConnectionPool: @unchecked Sendable {
     /// (`Insert.lastInsertId()`); `false` when someone else holds it. Give it back with `giveBack`.
     func take(_ session: Session) -> Bool {
         lock.withLock {
-            if idleWriter === session {
-                idleWriter = nil
+            if let index = idleWriters.firstIndex(where: { $0 === session }) {
+                idleWriters.remove(at: index)
                 leased += 1
                 countsChanged()
                 return true
@@ -540,14 +565,13 @@ final class CRUDConnectionPool: @unchecked Sendable {
         }
         if lost {
             // Lost: the others may be too, so each asks the server before its next statement.
-            idleWriter?.probeBeforeUse = true
-            for other in idle { other.probeBeforeUse = true }
+            for other in idleWriters + idle { other.probeBeforeUse = true }
         }
         let handed = handOver(usable ? .session(session) : .open(session.role), queue: Self.queue(session.role))
         var done: [@Sendable () -> Void] = []
         if handed == nil {
             if usable, refusal == nil {
-                if session.role == .writer { idleWriter = session } else { idle.append(session) }
+                if session.role == .writer { idleWriters.append(session) } else { idle.append(session) }
             } else {
                 // Lost, or shut down: the connection closes as the session goes.
                 forgetSlot(session.role)
@@ -606,8 +630,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
         if self.refusal == nil {
             switch layout {
             case .writerAndReaders:
-                kept = idleWriter
-                idleWriter = nil
+                kept = idleWriters.popLast()
             case .interchangeable:
                 kept = idle.isEmpty ? nil : idle.removeFirst()
             case .single:
@@ -637,11 +660,9 @@ final class CRUDConnectionPool: @unchecked Sendable {
             waiters = [[], []]
             for timer in timers.values { timer.cancel() }
             timers = [:]
-            if let writer = idleWriter {
-                closing.append(writer)
-                forgetSlot(.writer)
-            }
-            idleWriter = nil
+            closing += idleWriters
+            for _ in idleWriters { forgetSlot(.writer) }
+            idleWriters = []
             closing += idle
             for session in idle { forgetSlot(session.role) }
             idle = []
@@ -686,7 +707,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
     /// Called holding `lock`: a slot of `role` is free again (its connection failed or was closed).
     private func forgetSlot(_ role: CRUDConnectionRole) {
         switch role {
-        case .writer: writerExists = false
+        case .writer: writers -= 1
         case .reader, .general: opened -= 1
         case .single: break
         }

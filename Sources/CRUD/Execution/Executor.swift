@@ -382,8 +382,8 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
 
 /// The sessions that the current task or thread holds, one per executor at most: what transaction
 /// bodies and async operations run their calls on; the task's logger (`CRUDLogging.withLogger`),
-/// which goes with them to the library's threads; and the task's statement timeouts
-/// (`Database.withStatementTimeout`).
+/// which goes with them to the library's threads; the task's statement timeouts
+/// (`Database.withStatementTimeout`); and where its reads go (`Database.readingFromPrimary`).
 struct CRUDBindings: Sendable {
     /// A session bound to an executor, or the task's logger, and the bindings made before it: a
     /// list, newest first, so that finding an executor's session copies nothing.
@@ -394,6 +394,8 @@ struct CRUDBindings: Sendable {
             case logger(Logger)
             /// The statement timeout of an executor's calls; `nil` for none.
             case timeout(executor: ObjectIdentifier, Duration?)
+            /// A pool's reads take its writers (`Database.readingFromPrimary`).
+            case writerReads(pool: ObjectIdentifier)
         }
 
         let bound: Bound
