@@ -52,6 +52,34 @@ public final class PostgresDatabaseConfiguration: DatabaseConfigurationProtocol 
         try self.init(parameters: parameters, pool: pool, serverConnections: serverConnections, transactionPooling: transactionPooling)
     }
 
+    /// Connects to whichever of several servers `target` asks for, trying them in order (libpq's
+    /// multiple hosts with `target_session_attrs`): by default the one that takes writes, the
+    /// primary of a primary and its standbys. After a failover among them, a lost connection
+    /// connects again the same way at its next call, to the new primary. Other parameters as above.
+    ///
+    /// `readsFromStandbys` sends reads outside transactions to a standby among `hosts` (the primary
+    /// when none answers), through connections of their own, as many as the pool's
+    /// `maximumConnections` beside as many to the primary: such a read may miss the last writes
+    /// the primary acknowledged, its own task's too, until the standby has replayed them (see
+    /// `Database.readingFromPrimary`). Transactions, writes and catalog reads stay on the primary.
+    /// - Throws: `CRUDSQLExeError` when `hosts` is empty, or when no server of the kind asked for
+    ///   answers (`.connectionLost`), naming the servers tried; when `readsFromStandbys` goes with
+    ///   `serverConnections` or `transactionPooling`.
+    public convenience init(database: String, hosts: [PostgresHost], target: PostgresTargetSession = .readWrite, username: String? = nil,
+                            password: String? = nil, connectTimeout: Int = 10, pool: PostgresPoolOptions = .init(),
+                            readsFromStandbys: Bool = false, serverConnections: Int? = nil, transactionPooling: Bool = false) throws {
+        guard !hosts.isEmpty else { throw CRUDSQLExeError("PostgresDatabaseConfiguration: no hosts given: name at least one server") }
+        var parameters = ["dbname": database, "host": hosts.map(\.host).joined(separator: ","),
+                          "connect_timeout": String(connectTimeout), "target_session_attrs": target.rawValue]
+        if hosts.contains(where: { $0.port != nil }) { parameters["port"] = hosts.map { $0.port.map(String.init) ?? "" }.joined(separator: ",") }
+        parameters["user"] = username
+        parameters["password"] = password
+        var standbys = parameters
+        standbys["target_session_attrs"] = PostgresTargetSession.preferStandby.rawValue
+        try self.init(parameters: parameters, pool: pool, serverConnections: serverConnections, transactionPooling: transactionPooling,
+                      readParameters: readsFromStandbys ? standbys : nil)
+    }
+
     /// Connects with a connection URL: `postgresql://user:password@host:port/database?options…`.
     /// Parameters the URL leaves out take libpq's defaults. `serverConnections` and
     /// `transactionPooling` as above.
@@ -65,21 +93,32 @@ public final class PostgresDatabaseConfiguration: DatabaseConfigurationProtocol 
     /// Connects with any libpq connection keywords (`host`, `port`, `dbname`, `user`, `password`,
     /// `options`, `sslmode`, …); those left out take libpq's defaults. With the pool's
     /// `connectsOnFirstUse`, nothing connects until the first call. `serverConnections` and
-    /// `transactionPooling` as above.
+    /// `transactionPooling` as above. `readParameters`: the libpq keywords of the servers that
+    /// reads outside transactions go to, through connections of their own (as `readsFromStandbys`
+    /// above); `nil` (the default): every call goes where `parameters` lead.
     /// - Throws: `CRUDSQLExeError`, as above.
     public init(parameters: [String: String], expandDatabase: Bool = false, pool: PostgresPoolOptions = .init(),
-                serverConnections: Int? = nil, transactionPooling: Bool = false) throws {
+                serverConnections: Int? = nil, transactionPooling: Bool = false, readParameters: [String: String]? = nil) throws {
         if transactionPooling, serverConnections != nil {
             throw CRUDSQLExeError("PostgresDatabaseConfiguration: transactionPooling and serverConnections cannot go together: "
                 + "a pooler in transaction mode already shares the server's connections; leave serverConnections nil")
         }
+        if readParameters != nil, serverConnections != nil || transactionPooling {
+            throw CRUDSQLExeError("PostgresDatabaseConfiguration: reads routed to standbys cannot go with serverConnections or "
+                + "transactionPooling yet: leave those out, or route nothing")
+        }
         var parameters = parameters
         if parameters["connect_timeout"] == nil { parameters["connect_timeout"] = "10" }
         let opened = parameters
-        let layout = CRUDPoolLayout.interchangeable(minimum: pool.minimumConnections, maximum: max(1, pool.maximumConnections))
+        var reading = readParameters
+        if reading != nil, reading?["connect_timeout"] == nil { reading?["connect_timeout"] = parameters["connect_timeout"] }
+        let maximum = max(1, pool.maximumConnections)
+        let layout = reading == nil ? CRUDPoolLayout.interchangeable(minimum: pool.minimumConnections, maximum: maximum)
+            : .writerAndReaders(maxWriters: maximum, maxReaders: maximum, readersLag: true)
         let shared = serverConnections.map { PostgresServerConnections(limit: $0, parameters: opened, expandDatabase: expandDatabase,
                                                                                   timeout: pool.timeout) }
-        let open: @Sendable (CRUDConnectionRole) throws -> PostgresConnection = { _ in
+        let open: @Sendable (CRUDConnectionRole) throws -> PostgresConnection = { [reading] role in
+            if role == .reader, let reading { return try PostgresConnection(parameters: reading, expandDatabase: expandDatabase) }
             guard let shared else {
                 return try PostgresConnection(parameters: opened, expandDatabase: expandDatabase, transactionPooling: transactionPooling)
             }
@@ -102,3 +141,34 @@ public final class PostgresDatabaseConfiguration: DatabaseConfigurationProtocol 
 
 /// The size of a PostgreSQL connection pool and how long a caller waits for a free connection.
 public typealias PostgresPoolOptions = CRUDPoolOptions
+
+/// One of the servers a configuration may connect to.
+public struct PostgresHost: Sendable, Hashable {
+    /// The server's host name or address, or a directory for a Unix socket.
+    public var host: String
+    /// The server's port; libpq's default (5432) when `nil`.
+    public var port: Int?
+
+    /// The server at `host`, on `port`.
+    public init(_ host: String, port: Int? = nil) {
+        self.host = host
+        self.port = port
+    }
+}
+
+/// Which of several servers a connection takes (libpq's `target_session_attrs`); servers that are
+/// not of the kind are skipped, as if they did not answer.
+public enum PostgresTargetSession: String, Sendable, CaseIterable {
+    /// The first that answers.
+    case any
+    /// One whose sessions take writes by default: a primary, not a standby or a server set to read only.
+    case readWrite = "read-write"
+    /// One whose sessions only read by default.
+    case readOnly = "read-only"
+    /// One not in hot standby.
+    case primary
+    /// One in hot standby.
+    case standby
+    /// A standby where one answers, else any.
+    case preferStandby = "prefer-standby"
+}

@@ -63,7 +63,7 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
         let described = "PostgreSQL " + PostgresConnection.describe(parameters, expandDatabase: expandDatabase)
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = String(cString: PQerrorMessage(connection)).trimmingCharacters(in: .whitespacesAndNewlines)
-            let failure = Self.connectFailure(connection)
+            let failure = Self.connectFailure(connection, message: message)
             PQfinish(connection)
             throw CRUDSQLExeError("cannot connect to \(described): \(message)", code: failure.code, databaseMessage: message, kind: failure.kind)
         }
@@ -91,11 +91,18 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
     /// What a failed connection attempt was. libpq keeps no SQLSTATE for it, so it is told by how far
     /// the attempt got: one that never reached a login (refused, unreachable, the server starting up
     /// or shutting down) is an outage, `.connectionLost` with 08001, which retries look for; one
-    /// that needed or sent a password was refused by a server that runs, and keeps `.other`.
-    private static func connectFailure(_ connection: OpaquePointer) -> (kind: CRUDSQLExeError.Kind, code: String?) {
-        if PQconnectionNeedsPassword(connection) != 0 || PQconnectionUsedPassword(connection) != 0 { return (.other, "28000") }
+    /// that needed or sent a password was refused by a server that runs, and keeps `.other`, unless
+    /// every server that let it log in was of another kind than `target_session_attrs` asks (no
+    /// primary while a standby is promoted): an outage too. libpq says that only in its message.
+    private static func connectFailure(_ connection: OpaquePointer, message: String) -> (kind: CRUDSQLExeError.Kind, code: String?) {
+        let passwordUsed = PQconnectionNeedsPassword(connection) != 0 || PQconnectionUsedPassword(connection) != 0
+        if passwordUsed, !otherKindOfServer.contains(where: message.contains) { return (.other, "28000") }
         return (.connectionLost, "08001")
     }
+
+    /// libpq's reasons for passing over a server that `target_session_attrs` does not want.
+    private static let otherKindOfServer = ["session is read-only", "session is not read-only", "server is in hot standby mode",
+                                            "server is not in hot standby mode"]
 
     private static func withCStrings<T>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
         var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
