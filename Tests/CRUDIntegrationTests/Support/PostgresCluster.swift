@@ -15,11 +15,42 @@ struct PostgresCluster: Sendable {
     let directory: URL
     let port: Int
     let asPostgres: Bool
+    /// The server's settings (`-c` options) at every start.
+    let settings: [String]
     private let reaperKey: UUID
 
     var data: URL { directory.appending(path: "data") }
 
-    static func start() throws -> PostgresCluster {
+    /// What a throwaway cluster needs no more than it needs speed: no flushes, no waiting for them.
+    static let throwawaySettings = ["fsync=off", "synchronous_commit=off", "full_page_writes=off", "max_connections=300"]
+
+    /// Starts a new cluster with `settings`.
+    static func start(settings: [String] = throwawaySettings) throws -> PostgresCluster {
+        try start(settings: settings) { cluster in
+            let passwordFile = cluster.directory.appending(path: "password")
+            try password.write(to: passwordFile, atomically: true, encoding: .utf8)
+            if cluster.asPostgres { try Spawn.run(["/bin/chown", "-R", "postgres:postgres", cluster.directory.path]) }
+            try cluster.tool("initdb", ["-D", cluster.data.path, "-U", "postgres", "--pwfile=\(passwordFile.path)", "-E", "UTF8",
+                                        "--locale=C", "--auth-local=trust", "--auth-host=scram-sha-256", "--no-sync"])
+        }
+    }
+
+    /// Starts a hot standby of `primary`, copied from it with `pg_basebackup -R` and streaming its
+    /// changes under the name `name` (what `synchronous_standby_names` names).
+    static func standby(of primary: PostgresCluster, named name: String, settings: [String]) throws -> PostgresCluster {
+        try start(settings: settings) { cluster in
+            if cluster.asPostgres { try Spawn.run(["/bin/chown", "-R", "postgres:postgres", cluster.directory.path]) }
+            let source = "host=127.0.0.1 port=\(primary.port) user=postgres password=\(password) application_name=\(name)"
+            try cluster.tool("pg_basebackup", ["-D", cluster.data.path, "-R", "-X", "stream", "-c", "fast", "--no-sync", "-d", source])
+            // -R records where to stream from; this adds the name the primary knows the standby by.
+            let settingsFile = cluster.data.appending(path: "postgresql.auto.conf")
+            let recorded = try String(contentsOf: settingsFile, encoding: .utf8)
+            try (recorded + "\nprimary_conninfo = '\(source)'\n").write(to: settingsFile, atomically: false, encoding: .utf8)
+        }
+    }
+
+    /// A cluster in a new folder on a free port: `prepare` fills its data folder, then it starts.
+    private static func start(settings: [String], prepare: (PostgresCluster) throws -> Void) throws -> PostgresCluster {
         guard let binaries = findBinaries() else {
             throw PostgresUnavailable(description: """
                 no PostgreSQL server found for the PostgreSQL tests: install it (Debian/Ubuntu: apt-get install postgresql), \
@@ -34,13 +65,9 @@ struct PostgresCluster: Sendable {
         let stop = command(binaries.appending(path: "pg_ctl"), ["-D", data.path, "-m", "fast", "-w", "stop"], asPostgres: asPostgres)
         let cleanUp = "[ -f \(shellQuoted(data.appending(path: "postmaster.pid").path)) ] && \(stop.map(shellQuoted).joined(separator: " ")) >/dev/null 2>&1; rm -rf \(shellQuoted(directory.path))"
         var cluster = PostgresCluster(binaries: binaries, directory: directory, port: try LoopbackPort.free(), asPostgres: asPostgres,
-                                      reaperKey: TestResourceReaper.shared.register(cleanUp: cleanUp))
+                                      settings: settings, reaperKey: TestResourceReaper.shared.register(cleanUp: cleanUp))
         do {
-            let passwordFile = directory.appending(path: "password")
-            try password.write(to: passwordFile, atomically: true, encoding: .utf8)
-            if asPostgres { try Spawn.run(["/bin/chown", "-R", "postgres:postgres", directory.path]) }
-            try cluster.tool("initdb", ["-D", data.path, "-U", "postgres", "--pwfile=\(passwordFile.path)", "-E", "UTF8",
-                                        "--locale=C", "--auth-local=trust", "--auth-host=scram-sha-256", "--no-sync"])
+            try prepare(cluster)
             // A port found free can be taken before the server binds it: then try another.
             for attempt in 1 ... 5 {
                 do {
@@ -48,7 +75,7 @@ struct PostgresCluster: Sendable {
                     break
                 } catch let error as PostgresUnavailable where attempt < 5 && error.description.contains("Address already in use") {
                     cluster = PostgresCluster(binaries: binaries, directory: directory, port: try LoopbackPort.free(), asPostgres: asPostgres,
-                                              reaperKey: cluster.reaperKey)
+                                              settings: settings, reaperKey: cluster.reaperKey)
                 }
             }
         } catch {
@@ -63,13 +90,17 @@ struct PostgresCluster: Sendable {
         TestResourceReaper.shared.release(reaperKey)
     }
 
-    /// Starts, stops or restarts the server, waiting until it has done so. A failure quotes the
-    /// server's log.
-    func control(_ action: String) throws {
+    /// Starts, stops, restarts or promotes the server, waiting until it has done so; `mode`: how it
+    /// stops (`fast`, or `immediate`: as if the machine died). A failure quotes the server's log.
+    func control(_ action: String, mode: String = "fast") throws {
         let log = directory.appending(path: "log")
-        var arguments = ["-D", data.path, "-l", log.path, "-w", "-t", "60"]
-        if action == "stop" || action == "restart" { arguments += ["-m", "fast"] }
-        arguments += ["-o", "-p \(port) -c listen_addresses=127.0.0.1 -k \(directory.path) -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300", action]
+        var arguments = ["-D", data.path, "-w", "-t", "60"]
+        if action == "stop" || action == "restart" { arguments += ["-m", mode] }
+        if action == "start" || action == "restart" {
+            let options = settings.map { "-c \($0)" }.joined(separator: " ")
+            arguments += ["-l", log.path, "-o", "-p \(port) -c listen_addresses=127.0.0.1 -k \(directory.path) \(options)"]
+        }
+        arguments.append(action)
         do {
             try tool("pg_ctl", arguments)
         } catch let failure as PostgresUnavailable {

@@ -1,0 +1,186 @@
+import CRUD
+import CRUDPostgres
+import Foundation
+import Testing
+
+/// PostgreSQL beyond one server: a primary and two hot standbys (`PostgresReplicaSet`), reached
+/// through a configuration that names all three. Each test starts its own servers and removes them.
+@Suite("PostgreSQL primary and standbys", .enabled(if: !PostgresTestServer.isSkipped && !PostgresTestServer.throughPooler, "CRUD_SKIP_POSTGRES=1"),
+       .serialized)
+struct ReplicationTests {
+    /// The port of the server `db` reaches.
+    func serverPort<C: DatabaseConfigurationProtocol>(_ db: Database<C>) throws -> Int {
+        try db.sql("SELECT inet_server_port()::bigint AS value", ConnectionNumber.self)[0].value
+    }
+
+    @Test("several hosts, as libpq's keywords, as a URL and in the structured form: writes reach the primary whatever the order; .standby reaches a standby, which refuses writes",
+          .timeLimit(.minutes(2)))
+    func severalHosts() async throws {
+        try await offCooperativePool { try severalHostsBlocking() }
+    }
+
+    func severalHostsBlocking() throws {
+        let set = try PostgresReplicaSet.start()
+        defer { set.stop() }
+        let password = PostgresCluster.password
+        // The primary last: libpq passes over the standbys, which do not take writes.
+        let reversed = Array(set.hosts.reversed())
+        let structured = Database(configuration: try PostgresDatabaseConfiguration(database: "postgres", hosts: reversed, username: "postgres",
+                                                                                    password: password))
+        let keywords = Database(configuration: try PostgresDatabaseConfiguration(parameters: [
+            "host": reversed.map(\.host).joined(separator: ","), "port": reversed.map { String($0.port!) }.joined(separator: ","),
+            "dbname": "postgres", "user": "postgres", "password": password, "target_session_attrs": "read-write"]))
+        let url = Database(configuration: try PostgresDatabaseConfiguration(
+            url: "postgresql://postgres:\(password)@\(reversed.map { "\($0.host):\($0.port!)" }.joined(separator: ","))/postgres?target_session_attrs=read-write"))
+        for db in [structured, keywords, url] {
+            #expect(try serverPort(db) == set.primary.port)
+        }
+        try structured.create(Course.self)
+        try structured.table(Course.self).insert(Course(id: 1, title: "on the primary"))
+
+        let standby = Database(configuration: try PostgresDatabaseConfiguration(database: "postgres", hosts: set.hosts, target: .standby,
+                                                                                 username: "postgres", password: password))
+        #expect(try serverPort(standby) == set.standby1.port, "the first standby in the list")
+        // Acknowledged means flushed on standby1; visible there once replayed, a moment later.
+        var replayed = false
+        for _ in 0 ..< 100 where !replayed {
+            replayed = try standby.table(Course.self).where(\Course.id == 1).first()?.title == "on the primary"
+            if !replayed { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        #expect(replayed, "the primary's row reached the standby")
+        let refused = #expect(throws: CRUDSQLExeError.self) { try standby.table(Course.self).insert(Course(id: 2, title: "on a standby")) }
+        #expect(refused?.kind == .readOnly, "\(String(describing: refused))")
+
+        let none = #expect(throws: CRUDSQLExeError.self) {
+            try PostgresDatabaseConfiguration(database: "postgres", hosts: [], username: "postgres", password: password)
+        }
+        #expect(none?.msg.contains("no hosts") == true)
+        for db in [structured, keywords, url, standby] { try db.shutdown() }
+    }
+
+    @Test("failover under load: 4 writers and 4 readers through one pool, the primary killed and standby1 promoted: every acknowledged write is on the new primary, the pool finds it, no call hangs",
+          .timeLimit(.minutes(3)))
+    func failoverUnderLoad() async throws {
+        let set = try await onThread { try PostgresReplicaSet.start() }
+        defer { set.stop() }
+        let db = Database(configuration: try PostgresDatabaseConfiguration(
+            database: "postgres", hosts: set.hosts, username: "postgres", password: PostgresCluster.password, connectTimeout: 2,
+            pool: .init(maximumConnections: 8, timeout: .seconds(30))))
+        try await db.create(Course.self)
+
+        let clock = ContinuousClock()
+        let acknowledged = Collector<Int>()
+        let failures = Collector<String>()
+        let longest = Collector<Duration>()
+        let promoted = Collector<ContinuousClock.Instant>()
+        /// Per writer, when a write it began after the promotion was acknowledged.
+        let recovered = Collector<(writer: Int, at: ContinuousClock.Instant)>()
+        let reads = Collector<Int>()
+        let stop = Collector<Bool>()
+        func call(_ body: () async throws -> Void) async -> Bool {
+            let began = clock.now
+            defer { longest.append(clock.now - began) }
+            do {
+                try await body()
+                return true
+            } catch let error as CRUDSQLExeError {
+                failures.append("\(error.kind)")
+            } catch {
+                failures.append("\(type(of: error)): \(error)")
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+            return false
+        }
+        let writers = (0 ..< 4).map { writer in
+            Task {
+                var next = 0
+                while stop.items.isEmpty {
+                    next += 1
+                    let id = (writer + 1) * 1_000_000 + next
+                    let began = clock.now
+                    if await call({ try await db.table(Course.self).insert(Course(id: id, title: "writer \(writer)")) }) {
+                        acknowledged.append(id)
+                        if let promotion = promoted.items.first, began > promotion { recovered.append((writer, clock.now)) }
+                    }
+                }
+            }
+        }
+        let readers = (0 ..< 4).map { _ in
+            Task {
+                while stop.items.isEmpty {
+                    _ = await call { reads.append(try await db.table(Course.self).count()) }
+                }
+            }
+        }
+        #expect(await acknowledged.wait(timeout: .seconds(30)) { $0.count >= 200 }, "the writers got going")
+        try await onThread { try set.primary.control("stop", mode: "immediate") }
+        let killed = acknowledged.count
+        try await Task.sleep(for: .milliseconds(500))
+        try await onThread { try set.standby1.control("promote") }
+        promoted.append(clock.now)
+        let allBack = await recovered.wait(timeout: .seconds(60)) { done in (0 ..< 4).allSatisfy { writer in done.contains { $0.writer == writer } } }
+        // Each writer goes on a while on the new primary.
+        _ = await recovered.wait(timeout: .seconds(30)) { $0.count >= 200 }
+        stop.append(true)
+        for task in writers + readers { await task.value }
+        try await db.shutdown()
+
+        #expect(allBack, "every writer wrote again after the promotion")
+        let firstBack = recovered.items.map(\.at).min().map { $0 - promoted.items[0] }
+        #expect(firstBack.map { $0 < .seconds(5) } == true, "the pool reached the new primary \(String(describing: firstBack)) after the promotion")
+        let newPrimary = try set.standby1.database()
+        let stored = Set(try await newPrimary.table(Course.self).select().map(\.id))
+        let written = Set(acknowledged.items)
+        #expect(written.count == acknowledged.count, "each id acknowledged once")
+        #expect(written.subtracting(stored).isEmpty, "\(written.subtracting(stored).count) of \(written.count) acknowledged writes lost")
+        // Unacknowledged but stored: a write whose commit reached standby1 as the primary died.
+        #expect(stored.subtracting(written).count <= 4, "stored without acknowledgement: \(stored.subtracting(written).sorted())")
+        #expect(killed >= 200 && written.count > killed)
+        #expect(Set(failures.items).isSubset(of: ["connectionLost"]), "failures: \(Set(failures.items))")
+        #expect(!failures.items.isEmpty, "the primary's death was noticed")
+        #expect(!reads.items.isEmpty)
+        #expect((longest.items.max() ?? .zero) < .seconds(10), "the longest call took \(longest.items.max() ?? .zero)")
+        try await newPrimary.shutdown()
+    }
+
+    @Test("reads routed to standbys: outside transactions a standby's, inside a transaction and in readingFromPrimary the primary's, which sees the task's own writes at once; the standby's within a bound",
+          .timeLimit(.minutes(2)))
+    func standbyReads() async throws {
+        let set = try await onThread { try PostgresReplicaSet.start() }
+        defer { set.stop() }
+        let db = Database(configuration: try PostgresDatabaseConfiguration(
+            database: "postgres", hosts: set.hosts, username: "postgres", password: PostgresCluster.password, pool: .init(maximumConnections: 4),
+            readsFromStandbys: true))
+        // A view of the server a read runs on, which a chain read reads as a model.
+        try await db.sql("CREATE VIEW \(db.quote("ConnectionNumber")) AS SELECT inet_server_port()::bigint AS value")
+        try await db.create(Course.self)
+        let standbys: Set = [set.standby1.port, set.standby2.port]
+        let clock = ContinuousClock()
+        let began = clock.now
+        var routed: Int?
+        while routed == nil, clock.now - began < .seconds(10) {
+            // Until the standby has replayed the view, it does not know it.
+            routed = try? await db.table(ConnectionNumber.self).first()?.value
+        }
+        #expect(routed.map(standbys.contains) == true, "an async read ran on port \(String(describing: routed))")
+        let synchronous = try await onThread { try db.table(ConnectionNumber.self).first()?.value }
+        #expect(synchronous.map(standbys.contains) == true, "a synchronous read ran on port \(String(describing: synchronous))")
+        #expect(try await db.transaction { tx in try await tx.table(ConnectionNumber.self).first()?.value } == set.primary.port)
+        #expect(try await db.readingFromPrimary { try await db.table(ConnectionNumber.self).first()?.value } == set.primary.port)
+        #expect(try await onThread { try db.readingFromPrimary { try db.table(ConnectionNumber.self).first()?.value } } == set.primary.port)
+        #expect(try await db.table(ConnectionNumber.self).first().map { standbys.contains($0.value) } == true, "outside the scope, reads go to standbys again")
+
+        // The task's own writes: at once from the primary; from a standby once replayed.
+        var lags: [Duration] = []
+        for id in 1 ... 50 {
+            try await db.table(Course.self).insert(Course(id: id, title: "course \(id)"))
+            let written = clock.now
+            #expect(try await db.readingFromPrimary { try await db.table(Course.self).where(\Course.id == id).first() } != nil)
+            while try await db.table(Course.self).where(\Course.id == id).first() == nil, clock.now - written < .seconds(5) {}
+            lags.append(clock.now - written)
+        }
+        #expect(lags.allSatisfy { $0 < .seconds(5) }, "the longest replay lag: \(lags.max() ?? .zero)")
+        #expect(try await db.table(Course.self).count() == 50)
+        try await db.shutdown()
+    }
+}
