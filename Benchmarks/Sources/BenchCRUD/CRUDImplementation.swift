@@ -257,3 +257,34 @@ public func streamItemsThroughCRUD(path: String, every: Int, sample: () -> Void)
     }
     return checksum
 }
+
+/// CRUD on PostgreSQL in one of the configurations beyond one server that the scaling workload
+/// compares: the primary directly, through a transaction pooler, reads routed to a standby.
+public final class CRUDPostgresScalingImplementation {
+    private let workloads: CRUDWorkloads<PostgresDatabaseConfiguration>
+
+    private init(_ configuration: PostgresDatabaseConfiguration) {
+        workloads = CRUDWorkloads(Database(configuration: configuration))
+    }
+
+    /// The server `url` names, directly.
+    public static func direct(url: String) throws -> CRUDPostgresScalingImplementation {
+        CRUDPostgresScalingImplementation(try PostgresDatabaseConfiguration(url: url, pool: .init(maximumConnections: 16)))
+    }
+
+    /// A pooler in transaction mode at `url` (`transactionPooling`), or a server as if behind one.
+    public static func pooled(url: String) throws -> CRUDPostgresScalingImplementation {
+        CRUDPostgresScalingImplementation(try PostgresDatabaseConfiguration(url: url, pool: .init(maximumConnections: 16), transactionPooling: true))
+    }
+
+    /// Writes and transactions on the primary at `primary`, other reads on the standby at `standby`.
+    public static func standbyReads(primary: String, standby: String) throws -> CRUDPostgresScalingImplementation {
+        CRUDPostgresScalingImplementation(try PostgresDatabaseConfiguration(parameters: ["dbname": primary], expandDatabase: true,
+                                                                            pool: .init(maximumConnections: 16),
+                                                                            readParameters: ["dbname": standby]))
+    }
+
+    public func fetchAll() throws -> Checksum { try workloads.fetchAll() }
+    public func lookup(_ ids: [Int64]) throws -> Checksum { try workloads.lookup(ids) }
+    public func concurrentLookups(_ slices: [[Int64]]) throws -> Checksum { try workloads.concurrentLookups(slices) }
+}

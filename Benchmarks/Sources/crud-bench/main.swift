@@ -23,7 +23,7 @@ struct Options {
     var seconds = 600.0
 
     static let workloads = ["memory", "insert", "fetch", "lookup", "chain-lookup", "filtered", "join", "json", "pages", "generator", "concurrent", "observed",
-                            "soak"]
+                            "scaling", "soak"]
     static let usage = """
         USAGE: crud-bench [--n rows] [--rounds count] [--only workload,...] [--implementations name,...] [--backends name,...]
 
@@ -35,7 +35,9 @@ struct Options {
         --n/10 inserts, printing resident memory and threads at each quarter.
         Implementations (SQLite): crud, crud-any (CRUD through AnyDatabase), grdb-record, grdb-codable (raw sqlite3 always runs, as the reference).
         Backends: sqlite, postgres, mysql (default all). PostgreSQL runs insert, fetch, lookup and concurrent
-        against raw libpq on a throwaway server (initdb + pg_ctl; as root, run as the postgres user); MySQL
+        against raw libpq on a throwaway server (initdb + pg_ctl; as root, run as the postgres user), and
+        scaling: CRUD's fetch and lookups on a primary, through pgbouncer (transaction mode) and on a
+        standby (pg_basebackup), when pgbouncer is installed; MySQL
         runs them against raw Connector/C on a throwaway MariaDB (mariadb-install-db + mariadbd).
         Build in release: swift run -c release --package-path Benchmarks crud-bench
 
@@ -190,6 +192,7 @@ func run(_ options: Options, implementations: Implementations) throws {
 
     if options.backends.contains("postgres") {
         try runPostgres(options, selected: selected, dataset: dataset)
+        if selected.contains("scaling") { try runScaling(options, dataset: dataset) }
     }
     if options.backends.contains("mysql") {
         try runMySQL(options, selected: selected, dataset: dataset)

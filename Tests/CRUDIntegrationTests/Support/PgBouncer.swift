@@ -8,11 +8,16 @@ struct PgBouncer: Sendable {
     let port: Int
     private let reaperKey: UUID
 
-    /// Starts pgbouncer with every database of `cluster` behind it, its server logins as `postgres`.
+    /// Where pgbouncer is installed, if it is.
+    static let binary = ["/usr/sbin/pgbouncer", "/usr/bin/pgbouncer", "/usr/local/bin/pgbouncer"]
+        .first(where: FileManager.default.isExecutableFile(atPath:))
+
+    /// Starts pgbouncer with every database of `cluster` behind it, its server logins as `postgres`;
+    /// and for each of `schemas`, a database of that name that is the cluster's `postgres` with
+    /// that schema first in its `search_path`.
     /// - Throws: `PostgresUnavailable` when pgbouncer is not installed or does not start.
-    static func start(in front: PostgresCluster) throws -> PgBouncer {
-        guard let binary = ["/usr/sbin/pgbouncer", "/usr/bin/pgbouncer", "/usr/local/bin/pgbouncer"]
-            .first(where: FileManager.default.isExecutableFile(atPath:)) else {
+    static func start(in front: PostgresCluster, schemas: [String] = []) throws -> PgBouncer {
+        guard let binary else {
             throw PostgresUnavailable(description: """
                 CRUD_TEST_POSTGRES_POOLER=1 runs the PostgreSQL tests through pgbouncer, which is not installed: \
                 apt-get install pgbouncer, or leave CRUD_TEST_POSTGRES_POOLER unset
@@ -25,9 +30,12 @@ struct PgBouncer: Sendable {
         for _ in 1 ... 5 {
             let port = try LoopbackPort.free()
             let configuration = directory.appending(path: "pgbouncer.ini")
+            let server = "host=127.0.0.1 port=\(front.port) user=postgres password=\(PostgresCluster.password)"
+            let aliases = schemas.map { "\($0) = \(server) dbname=postgres connect_query='SET search_path TO \($0)'\n" }.joined()
             try """
                 [databases]
-                * = host=127.0.0.1 port=\(front.port) user=postgres password=\(PostgresCluster.password)
+                * = \(server)
+                \(aliases)
 
                 [pgbouncer]
                 listen_addr = 127.0.0.1
@@ -38,7 +46,7 @@ struct PgBouncer: Sendable {
                 auth_file = \(directory.appending(path: "users.txt").path)
                 pool_mode = transaction
                 max_client_conn = 4000
-                default_pool_size = 8
+                default_pool_size = 16
                 max_user_connections = 200
                 server_idle_timeout = 5
                 logfile = \(directory.appending(path: "pgbouncer.log").path)

@@ -1,0 +1,1 @@
+../../../Tests/CRUDIntegrationTests/Support/PgBouncer.swift
