@@ -44,6 +44,8 @@ public final class MySQLConnection: CRUDConnection {
     /// The server's id of this connection, for `KILL QUERY`: guarded by `threadLock`, since
     /// `interrupt()` reads it from another thread; 0 before the first connect.
     private var threadID: UInt = 0
+    /// The server the connection reached, where `KILL QUERY` must go: guarded by `threadLock`.
+    private var connectedServer: MySQLHost?
     private let threadLock = NSLock()
 
     /// The dialect every connect sets, whatever the server; `nil` to take the server's own.
@@ -66,11 +68,31 @@ public final class MySQLConnection: CRUDConnection {
         mysql_close(handle)
     }
 
+    /// Connects to the first of the options' servers that answers and takes the session's setup;
+    /// one that is down, or answers that it is not ready (a Galera node outside the primary
+    /// component), is passed over.
     private func connect() throws {
+        var outage: CRUDSQLExeError?
+        for (position, server) in options.servers.enumerated() {
+            if position > 0 {
+                mysql_close(handle)
+                guard let fresh = mysql_init(nil) else { throw CRUDSQLExeError("cannot connect to MySQL \(options): out of memory") }
+                handle = fresh
+            }
+            do {
+                return try connect(to: server)
+            } catch let error as CRUDSQLExeError where error.kind == .connectionLost {
+                outage = error
+            }
+        }
+        throw outage!
+    }
+
+    private func connect(to server: MySQLHost) throws {
         _ = mysql_options(handle, MYSQL_SET_CHARSET_NAME, "utf8mb4")
         // Makes the non-blocking calls (`…_start`, `…_cont`) available; the blocking ones block as ever.
         _ = mysql_options(handle, MYSQL_OPT_NONBLOCK, nil)
-        guard options.connect(handle, flags: UInt(CLIENT_FOUND_ROWS) | UInt(CLIENT_MULTI_STATEMENTS)) else {
+        guard options.connect(handle, to: server, flags: UInt(CLIENT_FOUND_ROWS) | UInt(CLIENT_MULTI_STATEMENTS)) else {
             let number = mysql_errno(handle)
             let message = String(cString: mysql_error(handle))
             // A server that is down, restarting or unreachable is an outage (`.connectionLost`, which
@@ -80,7 +102,10 @@ public final class MySQLConnection: CRUDConnection {
         }
         lost = false
         let id = mysql_thread_id(handle)
-        threadLock.withLock { threadID = UInt(id) }
+        threadLock.withLock {
+            threadID = UInt(id)
+            connectedServer = server
+        }
         // What a failed attempt ran is not this connection's setup.
         openingStatements = []
         for setting in Self.sessionSetup {
@@ -98,9 +123,9 @@ public final class MySQLConnection: CRUDConnection {
     /// leaves the statement running to its end.
     @_spi(CRUDDriver) public func interrupt() {
         threadLock.withLock {
-            guard threadID != 0, let killer = mysql_init(nil) else { return }
+            guard threadID != 0, let server = connectedServer, let killer = mysql_init(nil) else { return }
             defer { mysql_close(killer) }
-            guard options.connect(killer) else { return }
+            guard options.connect(killer, to: server) else { return }
             _ = mysql_query(killer, "KILL QUERY \(threadID)")
         }
     }
@@ -426,12 +451,12 @@ public final class MySQLConnection: CRUDConnection {
 }
 
 extension MySQLConnectOptions {
-    /// Connects `handle` where these options say, waiting up to `connectTimeout`: whether it
-    /// connected (the handle holds the error otherwise).
-    func connect(_ handle: UnsafeMutablePointer<MYSQL>, flags: UInt = 0) -> Bool {
+    /// Connects `handle` to `server` (or the socket) as these options say, waiting up to
+    /// `connectTimeout`: whether it connected (the handle holds the error otherwise).
+    func connect(_ handle: UnsafeMutablePointer<MYSQL>, to server: MySQLHost, flags: UInt = 0) -> Bool {
         var timeout = UInt32(connectTimeout)
         _ = mysql_options(handle, MYSQL_OPT_CONNECT_TIMEOUT, &timeout)
-        return mysql_real_connect(handle, host, username, password, database, UInt32(port ?? 0), socket, flags) != nil
+        return mysql_real_connect(handle, server.host, username, password, database, UInt32(server.port ?? 0), socket, flags) != nil
     }
 }
 #endif

@@ -33,7 +33,22 @@ public final class MySQLDatabaseConfiguration: DatabaseConfigurationProtocol {
     ///   `connectsOnFirstUse`, which connects on the first call.
     public convenience init(database: String, host: String, port: Int? = nil, username: String? = nil,
                             password: String? = nil, connectTimeout: Int = 10, pool: MySQLPoolOptions = .init()) throws {
-        try self.init(options: MySQLConnectOptions(host: host, port: port, socket: nil, username: username, password: password,
+        try self.init(options: MySQLConnectOptions(servers: [MySQLHost(host, port: port)], socket: nil, username: username, password: password,
+                                                   database: database, connectTimeout: connectTimeout), pool: pool)
+    }
+
+    /// Connects to the first of several servers that answers and is ready, trying them in order at
+    /// every connect: the nodes of a MariaDB Galera cluster, say, each of which takes writes. A
+    /// server that is down, unreachable, or (Galera) not part of the cluster's primary component is
+    /// passed over; a connection whose server fails or leaves the cluster fails its call with
+    /// `.connectionLost` and reconnects, to the next that answers, at its next call. Other
+    /// parameters as above.
+    /// - Throws: `CRUDSQLExeError` when `hosts` is empty; as above when no server answers, with the
+    ///   last one's error.
+    public convenience init(database: String, hosts: [MySQLHost], username: String? = nil, password: String? = nil,
+                            connectTimeout: Int = 10, pool: MySQLPoolOptions = .init()) throws {
+        guard !hosts.isEmpty else { throw CRUDSQLExeError("MySQLDatabaseConfiguration: no hosts given: name at least one server") }
+        try self.init(options: MySQLConnectOptions(servers: hosts, socket: nil, username: username, password: password,
                                                    database: database, connectTimeout: connectTimeout), pool: pool)
     }
 
@@ -41,7 +56,7 @@ public final class MySQLDatabaseConfiguration: DatabaseConfigurationProtocol {
     /// - Throws: `CRUDSQLExeError`, as above.
     public convenience init(database: String, socket: String, username: String? = nil, password: String? = nil,
                             connectTimeout: Int = 10, pool: MySQLPoolOptions = .init()) throws {
-        try self.init(options: MySQLConnectOptions(host: "localhost", port: nil, socket: socket, username: username, password: password,
+        try self.init(options: MySQLConnectOptions(servers: [MySQLHost("localhost")], socket: socket, username: username, password: password,
                                                    database: database, connectTimeout: connectTimeout), pool: pool)
     }
 
@@ -56,15 +71,15 @@ public final class MySQLDatabaseConfiguration: DatabaseConfigurationProtocol {
         let database = String(components.path.drop(while: { $0 == "/" }))
         guard !database.isEmpty else { throw CRUDSQLGenError("the MySQL URL names no database: \(MySQLConnectOptions.redacted(url))") }
         let socket = components.queryItems?.first { $0.name == "socket" }?.value
-        try self.init(options: MySQLConnectOptions(host: host, port: components.port, socket: socket, username: components.user,
+        try self.init(options: MySQLConnectOptions(servers: [MySQLHost(host, port: components.port)], socket: socket, username: components.user,
                                                    password: components.password, database: database, connectTimeout: connectTimeout),
                       pool: pool)
     }
 
     init(options: MySQLConnectOptions, pool: MySQLPoolOptions) throws {
         let layout = CRUDPoolLayout.interchangeable(minimum: pool.minimumConnections, maximum: max(1, pool.maximumConnections))
-        let peer = CRUDPeer(namespace: options.database, address: options.socket ?? options.host,
-                            port: options.socket == nil ? options.port ?? 3306 : nil)
+        let peer = CRUDPeer(namespace: options.database, address: options.socket ?? options.servers[0].host,
+                            port: options.socket == nil ? options.servers[0].port ?? 3306 : nil)
         if pool.connectsOnFirstUse {
             // Which server answers (MariaDB or MySQL, and its version) is known only once one does:
             // until then, and after, the SQL is what both take.
@@ -88,10 +103,26 @@ public final class MySQLDatabaseConfiguration: DatabaseConfigurationProtocol {
 /// The size of a MySQL connection pool and how long a caller waits for a free connection.
 public typealias MySQLPoolOptions = CRUDPoolOptions
 
+/// One of the servers a configuration may connect to.
+public struct MySQLHost: Sendable, Hashable {
+    /// The server's host name or address ("localhost" without a port: its default socket).
+    public var host: String
+    /// The server's TCP port; 3306 when `nil`.
+    public var port: Int?
+
+    /// The server at `host`, on `port`.
+    public init(_ host: String, port: Int? = nil) {
+        self.host = host
+        self.port = port
+    }
+
+    var description: String { "\(host):\(port.map(String.init) ?? "3306")" }
+}
+
 /// Where and how a connection connects.
 struct MySQLConnectOptions: Sendable, CustomStringConvertible {
-    let host: String
-    let port: Int?
+    /// Tried in order; never empty.
+    let servers: [MySQLHost]
     let socket: String?
     let username: String?
     let password: String?
@@ -99,7 +130,7 @@ struct MySQLConnectOptions: Sendable, CustomStringConvertible {
     let connectTimeout: Int
 
     var description: String {
-        "database \"\(database)\" at " + (socket.map { "socket \($0)" } ?? "\(host):\(port.map(String.init) ?? "3306")")
+        "database \"\(database)\" at " + (socket.map { "socket \($0)" } ?? servers.map(\.description).joined(separator: ", "))
     }
 
     /// A URL with its password hidden.

@@ -45,8 +45,11 @@ struct MySQLFailure {
     /// The kind of a failure that is not a constraint violation, by its error number.
     private static func kind(of number: UInt32) -> CRUDSQLExeError.Kind {
         switch number {
+        // ER_UNKNOWN_COM_ERROR is also what a Galera node outside the cluster's primary component
+        // answers ("WSREP has not yet prepared node for application use"): the connection must go
+        // to another node.
         case UInt32(CR_SERVER_GONE_ERROR), UInt32(CR_SERVER_LOST), UInt32(CR_CONNECTION_ERROR), UInt32(CR_CONN_HOST_ERROR),
-             UInt32(ER_CONNECTION_KILLED), UInt32(ER_SERVER_SHUTDOWN):
+             UInt32(ER_CONNECTION_KILLED), UInt32(ER_SERVER_SHUTDOWN), UInt32(ER_UNKNOWN_COM_ERROR):
             .connectionLost
         case UInt32(ER_LOCK_WAIT_TIMEOUT), mysqlLockNowait: .busyOrLocked
         case UInt32(ER_LOCK_DEADLOCK): .serializationFailure

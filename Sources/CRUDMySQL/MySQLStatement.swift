@@ -18,7 +18,7 @@ public final class MySQLStatement: CRUDStatement {
     private var metadata: UnsafeMutablePointer<MYSQL_RES>?
     private var executed = false
     /// How often a statement outside a transaction runs again after a deadlock.
-    static let deadlockRetries = 5
+    static let deadlockRetries = 10
     /// Whether the statement is an INSERT, whose ids the connection keeps for `lastInsertId`.
     private let isInsert: Bool
     /// Whether it writes rows, so that the rows it returns (`… RETURNING`) are the rows it changed.
@@ -136,7 +136,7 @@ public final class MySQLStatement: CRUDStatement {
         var attempt = 0
         while mysql_stmt_execute(handle) != 0 {
             attempt = try retry(after: attempt, alone: alone)
-            usleep(UInt32(1_000 * attempt))
+            usleep(UInt32(Self.pauseMicroseconds(before: attempt)))
         }
         guard executedHasRows() else { return }
         try storedRows(mysql_stmt_store_result(handle) == 0)
@@ -154,7 +154,7 @@ public final class MySQLStatement: CRUDStatement {
             while status != 0 { status = mysql_stmt_execute_cont(&failed, handle, try await connection.awaitSocket(status)) }
             if failed == 0 { break }
             attempt = try retry(after: attempt, alone: alone)
-            try await Task.sleep(for: .milliseconds(attempt))
+            try await Task.sleep(for: .microseconds(Self.pauseMicroseconds(before: attempt)))
         }
         guard executedHasRows() else { return }
         var failed: Int32 = 0
@@ -177,9 +177,17 @@ public final class MySQLStatement: CRUDStatement {
         return connection.transactionStatus == .none
     }
 
-    /// After a failed run: the next attempt's number (and milliseconds to wait before it), or the
-    /// error. A deadlock rolls back the transaction; outside one that is this statement alone, which
-    /// InnoDB asks to run again (its gap locks make concurrent writes of other rows deadlock).
+    /// How long to wait before attempt `attempt` (from 1), in microseconds: doubling from 1 ms up to 64 ms, each
+    /// between half and one and a half of that at random, so that statements that keep meeting
+    /// (a hot row written through several Galera nodes) stop meeting in step.
+    static func pauseMicroseconds(before attempt: Int) -> Int {
+        Int(Double(1_000 << min(attempt - 1, 6)) * Double.random(in: 0.5 ... 1.5))
+    }
+
+    /// After a failed run: the next attempt's number, or the error. A deadlock rolls back the
+    /// transaction; outside one that is this statement alone, which InnoDB asks to run again (its
+    /// gap locks make concurrent writes of other rows deadlock), as does a Galera cluster whose
+    /// certification refused it for another node's write.
     private func retry(after attempt: Int, alone: Bool) throws -> Int {
         guard alone, mysql_stmt_errno(handle) == UInt32(ER_LOCK_DEADLOCK), attempt < Self.deadlockRetries else {
             throw connection.error(statement: handle, sql: sql)
