@@ -68,78 +68,36 @@ struct ReplicationTests {
             pool: .init(maximumConnections: 8, timeout: .seconds(30))))
         try await db.create(Course.self)
 
-        let clock = ContinuousClock()
-        let acknowledged = Collector<Int>()
-        let failures = Collector<String>()
-        let longest = Collector<Duration>()
-        let promoted = Collector<ContinuousClock.Instant>()
-        /// Per writer, when a write it began after the promotion was acknowledged.
-        let recovered = Collector<(writer: Int, at: ContinuousClock.Instant)>()
-        let reads = Collector<Int>()
-        let stop = Collector<Bool>()
-        func call(_ body: () async throws -> Void) async -> Bool {
-            let began = clock.now
-            defer { longest.append(clock.now - began) }
-            do {
-                try await body()
-                return true
-            } catch let error as CRUDSQLExeError {
-                failures.append("\(error.kind)")
-            } catch {
-                failures.append("\(type(of: error)): \(error)")
-            }
-            try? await Task.sleep(for: .milliseconds(20))
-            return false
-        }
-        let writers = (0 ..< 4).map { writer in
-            Task {
-                var next = 0
-                while stop.items.isEmpty {
-                    next += 1
-                    let id = (writer + 1) * 1_000_000 + next
-                    let began = clock.now
-                    if await call({ try await db.table(Course.self).insert(Course(id: id, title: "writer \(writer)")) }) {
-                        acknowledged.append(id)
-                        if let promotion = promoted.items.first, began > promotion { recovered.append((writer, clock.now)) }
-                    }
-                }
-            }
-        }
-        let readers = (0 ..< 4).map { _ in
-            Task {
-                while stop.items.isEmpty {
-                    _ = await call { reads.append(try await db.table(Course.self).count()) }
-                }
-            }
-        }
-        #expect(await acknowledged.wait(timeout: .seconds(30)) { $0.count >= 200 }, "the writers got going")
+        let load = FailoverLoad(writers: 4, readers: 4, write: { writer, id in
+            try await db.table(Course.self).insert(Course(id: id, title: "writer \(writer)"))
+        }, read: { try await db.table(Course.self).count() })
+        #expect(await load.acknowledged.wait(timeout: .seconds(30)) { $0.count >= 200 }, "the writers got going")
         try await onThread { try set.primary.control("stop", mode: "immediate") }
-        let killed = acknowledged.count
+        let killed = load.acknowledged.count
         try await Task.sleep(for: .milliseconds(500))
         try await onThread { try set.standby1.control("promote") }
-        promoted.append(clock.now)
-        let allBack = await recovered.wait(timeout: .seconds(60)) { done in (0 ..< 4).allSatisfy { writer in done.contains { $0.writer == writer } } }
+        load.mark()
+        let allBack = await load.recovered(writers: 4, writes: 1, timeout: .seconds(60))
         // Each writer goes on a while on the new primary.
-        _ = await recovered.wait(timeout: .seconds(30)) { $0.count >= 200 }
-        stop.append(true)
-        for task in writers + readers { await task.value }
+        _ = await load.recovered.wait(timeout: .seconds(30)) { $0.count >= 200 }
+        await load.stop()
         try await db.shutdown()
 
         #expect(allBack, "every writer wrote again after the promotion")
-        let firstBack = recovered.items.map(\.at).min().map { $0 - promoted.items[0] }
+        let firstBack = load.recovered.items.map(\.at).min().map { $0 - load.marked.items[0] }
         #expect(firstBack.map { $0 < .seconds(5) } == true, "the pool reached the new primary \(String(describing: firstBack)) after the promotion")
         let newPrimary = try set.standby1.database()
         let stored = Set(try await newPrimary.table(Course.self).select().map(\.id))
-        let written = Set(acknowledged.items)
-        #expect(written.count == acknowledged.count, "each id acknowledged once")
+        let written = Set(load.acknowledged.items)
+        #expect(written.count == load.acknowledged.count, "each id acknowledged once")
         #expect(written.subtracting(stored).isEmpty, "\(written.subtracting(stored).count) of \(written.count) acknowledged writes lost")
         // Unacknowledged but stored: a write whose commit reached standby1 as the primary died.
         #expect(stored.subtracting(written).count <= 4, "stored without acknowledgement: \(stored.subtracting(written).sorted())")
         #expect(killed >= 200 && written.count > killed)
-        #expect(Set(failures.items).isSubset(of: ["connectionLost"]), "failures: \(Set(failures.items))")
-        #expect(!failures.items.isEmpty, "the primary's death was noticed")
-        #expect(!reads.items.isEmpty)
-        #expect((longest.items.max() ?? .zero) < .seconds(10), "the longest call took \(longest.items.max() ?? .zero)")
+        #expect(load.failureKinds.isSubset(of: ["connectionLost"]), "failures: \(load.failureKinds)")
+        #expect(!load.failures.items.isEmpty, "the primary's death was noticed")
+        #expect(!load.reads.items.isEmpty)
+        #expect((load.longest.items.max() ?? .zero) < .seconds(10), "the longest call took \(load.longest.items.max() ?? .zero)")
         try await newPrimary.shutdown()
     }
 
