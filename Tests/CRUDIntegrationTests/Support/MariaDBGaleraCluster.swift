@@ -48,11 +48,13 @@ struct MariaDBGaleraCluster: Sendable {
             }
             let asMySQL = getuid() == 0
             let first = nodes[0].directory.appending(path: "data").path
+            // Each node's temporary tables in a folder of its own (see `MariaDBServer`).
             var install = [installer, "--no-defaults", "--datadir=\(first)", "--auth-root-authentication-method=normal", "--skip-test-db",
-                           "--skip-name-resolve"]
+                           "--skip-name-resolve", "--tmpdir=\(nodes[0].directory.appending(path: "tmp").path)"]
             if asMySQL { install.append("--user=mysql") }
             for node in nodes {
                 try FileManager.default.createDirectory(at: node.directory.appending(path: "data"), withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(at: node.directory.appending(path: "tmp"), withIntermediateDirectories: true)
                 if asMySQL { try Spawn.run(["/bin/chown", "-R", "mysql:mysql", node.directory.path]) }
             }
             try Spawn.run(install)
@@ -61,6 +63,7 @@ struct MariaDBGaleraCluster: Sendable {
                 var command = [daemon, "--no-defaults", "--datadir=\(node.directory.appending(path: "data").path)", "--socket=\(node.socket)",
                                "--port=\(node.port)", "--bind-address=127.0.0.1", "--pid-file=\(node.pidFile)", "--skip-name-resolve",
                                "--log-error=\(node.directory.appending(path: "error.log").path)", "--innodb-buffer-pool-size=64M",
+                               "--tmpdir=\(node.directory.appending(path: "tmp").path)",
                                "--innodb-flush-log-at-trx-commit=0", "--max-connections=300", "--binlog-format=ROW",
                                "--default-storage-engine=InnoDB", "--innodb-autoinc-lock-mode=2", "--wsrep-on=ON",
                                "--wsrep-provider=\(provider)", "--wsrep-cluster-address=\(members)", "--wsrep-cluster-name=crud",

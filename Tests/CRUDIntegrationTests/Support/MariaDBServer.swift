@@ -37,11 +37,15 @@ struct MariaDBServer: Sendable {
         let (directory, pidFile, reaperKey) = try TestResourceReaper.daemonFolder("crud-mariadb", pid: "mariadbd.pid")
         do {
             let data = directory.appending(path: "data").path
+            // A folder of its own for temporary tables: a starting server deletes every `#sql…` file
+            // in its temporary folder, which in a shared /tmp are other servers' tables in use.
+            let temporary = directory.appending(path: "tmp")
+            try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
             var install = [installer, "--no-defaults", "--datadir=\(data)", "--auth-root-authentication-method=normal",
-                           "--skip-test-db", "--skip-name-resolve"]
+                           "--skip-test-db", "--skip-name-resolve", "--tmpdir=\(temporary.path)"]
             if asMySQL {
                 install.append("--user=mysql")
-                try Spawn.run(["/bin/chown", "mysql:mysql", directory.path])
+                try Spawn.run(["/bin/chown", "-R", "mysql:mysql", directory.path])
             }
             try run(install)
             var lastFailure = ""
@@ -50,7 +54,7 @@ struct MariaDBServer: Sendable {
                 var command = [daemon, "--no-defaults", "--datadir=\(data)", "--socket=\(directory.appending(path: "mysqld.sock").path)",
                                "--port=\(port)", "--bind-address=127.0.0.1", "--pid-file=\(pidFile)", "--skip-name-resolve", "--skip-log-bin",
                                "--innodb-flush-log-at-trx-commit=0", "--innodb-doublewrite=0", "--innodb-buffer-pool-size=128M",
-                               "--max-connections=500", "--log-error=\(directory.appending(path: "error.log").path)"]
+                               "--max-connections=500", "--log-error=\(directory.appending(path: "error.log").path)", "--tmpdir=\(temporary.path)"]
                 if asMySQL { command.append("--user=mysql") }
                 let server = MariaDBServer(directory: directory, port: port, reaperKey: reaperKey, command: command)
                 _ = try Spawn.start(command)
