@@ -218,7 +218,8 @@ public final class PostgresConnection: CRUDConnection {
         guard let result, Self.succeeded(result) else { throw error(result, sql: sql) }
     }
 
-    private static func succeeded(_ result: OpaquePointer) -> Bool {
+    /// Whether `result` says its statement succeeded (with rows or without).
+    static func succeeded(_ result: OpaquePointer) -> Bool {
         let status = PQresultStatus(result)
         return status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK
     }

@@ -19,7 +19,7 @@ struct PostgresPipelineAnswers {
             PQclear(result)
             return false
         }
-        if let kept = answer, !Self.succeeded(kept) {
+        if let kept = answer, !PostgresConnection.succeeded(kept) {
             PQclear(result)
         } else {
             PQclear(answer)
@@ -33,10 +33,5 @@ struct PostgresPipelineAnswers {
         if PQpipelineStatus(handle) != PQ_PIPELINE_OFF { PQexitPipelineMode(handle) }
         defer { answer = nil }
         return answer
-    }
-
-    private static func succeeded(_ result: OpaquePointer) -> Bool {
-        let status = PQresultStatus(result)
-        return status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK
     }
 }
