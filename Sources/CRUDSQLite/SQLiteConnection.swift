@@ -59,11 +59,16 @@ public final class SQLiteConnection: CRUDConnection {
     /// What opening ran, for the session's query log.
     private var openingStatements: [String] = []
 
-    /// Opens the database at `path`. A reader (`queryOnly`) refuses to write, so that a write routed
-    /// to it by mistake fails instead of competing with the writer.
-    init(path: String, busyTimeout: Duration, queryOnly: Bool = false) throws {
+    /// SQLite's VFS that locks a database file against other processes at its first use and keeps
+    /// the write-ahead-log index in this process's memory (`exclusiveToProcess`).
+    static let processExclusiveVFS = "unix-excl"
+
+    /// Opens the database at `path` through `vfs` (SQLite's default when `nil`). A reader
+    /// (`queryOnly`) refuses to write, so that a write routed to it by mistake fails instead of
+    /// competing with the writer.
+    init(path: String, busyTimeout: Duration, queryOnly: Bool = false, vfs: String? = nil) throws {
         self.path = path
-        var opened = try Self.open(path, readOnly: false, busyTimeout: busyTimeout)
+        var opened = try Self.open(path, readOnly: false, busyTimeout: busyTimeout, vfs: vfs)
         var ran: [String] = []
         do {
             // Reading the schema first makes a file that is not a database fail here, with its path.
@@ -72,6 +77,12 @@ public final class SQLiteConnection: CRUDConnection {
                 ran.append(setting)
                 try Self.execute(setting, on: opened, path: path)
             }
+        } catch let error as CRUDSQLExeError where vfs != nil && sqlite3_errcode(opened) & 0xff == SQLITE_BUSY {
+            sqlite3_close_v2(opened)
+            // The lock that unix-excl takes at the first read, refused: another process has the file.
+            throw CRUDSQLExeError("cannot open SQLite database at \(path) exclusiveToProcess: another process has it open "
+                                  + "(\(error.databaseMessage ?? "database is locked")); close that process's connections, or open it "
+                                  + "without exclusiveToProcess", code: error.code, databaseMessage: error.databaseMessage, kind: error.kind)
         } catch where sqlite3_errcode(opened) & 0xff == SQLITE_READONLY {
             // A file, or a WAL database's directory, that this process may not write (every extended
             // READONLY code): a read-only connection can still read it, and writes fail with SQLite's
@@ -81,7 +92,7 @@ public final class SQLiteConnection: CRUDConnection {
             // SQLITE_READONLY_DIRECTORY, a macro Swift does not import.
             let directoryReadOnly = sqlite3_extended_errcode(opened) == SQLITE_READONLY | (6 << 8)
             sqlite3_close_v2(opened)
-            opened = try Self.open(directoryReadOnly ? Self.immutableURI(path) : path, readOnly: true, busyTimeout: busyTimeout)
+            opened = try Self.open(directoryReadOnly ? Self.immutableURI(path) : path, readOnly: true, busyTimeout: busyTimeout, vfs: vfs)
             do {
                 for setting in ["SELECT count(*) FROM sqlite_master", "PRAGMA foreign_keys = ON", "PRAGMA case_sensitive_like = ON"] {
                     ran.append(setting)
@@ -116,10 +127,10 @@ public final class SQLiteConnection: CRUDConnection {
         return "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?immutable=1"
     }
 
-    private static func open(_ path: String, readOnly: Bool, busyTimeout: Duration) throws -> OpaquePointer {
+    private static func open(_ path: String, readOnly: Bool, busyTimeout: Duration, vfs: String?) throws -> OpaquePointer {
         var opened: OpaquePointer?
         let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-        let status = sqlite3_open_v2(path, &opened, access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, nil)
+        let status = sqlite3_open_v2(path, &opened, access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, vfs)
         guard status == SQLITE_OK, let opened else {
             let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(status))
             sqlite3_close_v2(opened)

@@ -119,6 +119,86 @@ struct SQLiteTests {
         }
     }
 
+    @Test("exclusiveToProcess: the process's readers and writer work at once, other processes are locked out until it shuts down")
+    func exclusiveToProcess() async throws {
+        let path = Backend.temporaryFile("sqlite")
+        let db = Database(configuration: try SQLiteDatabaseConfiguration(path, busyTimeout: .seconds(5), exclusiveToProcess: true))
+        try await db.create(Ledger.self)
+        try await db.table(Ledger.self).insert((0 ..< 10).map { Ledger(id: $0, transaction: 0, entry: $0) })
+        // Readers on the pool's reader connections see rows the writer adds meanwhile, never part of
+        // a transaction: each read's snapshot comes from the index the connections share in memory.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for transaction in 1 ... 50 {
+                    try await db.transaction { tx in
+                        try await tx.table(Ledger.self).insert((0 ..< 10).map { Ledger(id: transaction * 10 + $0, transaction: transaction, entry: $0) })
+                    }
+                }
+            }
+            for _ in 0 ..< 8 {
+                group.addTask {
+                    var seen = 0
+                    for _ in 0 ..< 200 {
+                        let count = try await db.table(Ledger.self).count()
+                        #expect(count % 10 == 0 && count >= seen, "\(count) rows after \(seen)")
+                        seen = count
+                        #expect(try await db.table(Ledger.self).where(\Ledger.id == 3).first()?.entry == 3)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await db.table(Ledger.self).count() == 510)
+
+        try await offCooperativePool {
+            let probe = try BuiltProgram("crud-test-probe")
+            let locked = try probe.run(["read-then-write", path, "200"])
+            #expect(locked.status == 0)
+            #expect(locked.output.contains("error: CRUDSQLExeError: SQLite error 5 (database is locked) in \(path)"), "\(locked.output)")
+            #expect(!locked.output.contains("rows:"), "\(locked.output)")
+        }
+        try await db.shutdown()
+        try await offCooperativePool {
+            let after = try BuiltProgram("crud-test-probe").run(["read-then-write", path, "200"])
+            #expect(after.output == "rows: 510\nwritten\n", "the lock went with the database's last connection")
+        }
+    }
+
+    @Test("exclusiveToProcess refuses a file another process has open, saying what to do; and a URI with a VFS of its own")
+    func exclusiveToProcessRefused() async throws {
+        let path = Backend.temporaryFile("sqlite")
+        try await Self.open(path).create(Ledger.self)
+        try await offCooperativePool {
+            let holder = Process()
+            holder.executableURL = try BuiltProgram("crud-test-probe").url
+            holder.arguments = ["hold", path]
+            let (input, output) = (Pipe(), Pipe())
+            holder.standardInput = input
+            holder.standardOutput = output
+            let exited = try holder.runWatchingExit()
+            defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) } }
+            let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+            try #require(line == "holding 0\n", "the holder reports its read transaction")
+
+            let error = #expect(throws: CRUDSQLExeError.self) {
+                try SQLiteDatabaseConfiguration(path, busyTimeout: .milliseconds(200), exclusiveToProcess: true)
+            }
+            #expect(error?.msg == "cannot open SQLite database at \(path) exclusiveToProcess: another process has it open (database is locked); "
+                    + "close that process's connections, or open it without exclusiveToProcess")
+            #expect(error?.code == "5")
+
+            try input.fileHandleForWriting.close()
+            exited.wait()
+            #expect(holder.terminationStatus == 0)
+            let db = Database(configuration: try SQLiteDatabaseConfiguration(path, busyTimeout: .milliseconds(200), exclusiveToProcess: true))
+            #expect(try db.table(Ledger.self).count() == 0, "opens once the other process has let go")
+        }
+        let error = #expect(throws: CRUDSQLExeError.self) {
+            try SQLiteDatabaseConfiguration("file:\(path)?vfs=unix-dotfile", exclusiveToProcess: true)
+        }
+        #expect(error?.msg.contains("the URI names a VFS of its own") == true)
+    }
+
     @Test("two Database values on one file write at once: the busy timeout serializes them, nothing is lost")
     func twoDatabasesOneFile() throws {
         let path = Backend.temporaryFile("sqlite")

@@ -59,6 +59,18 @@ extension CRUDPostgresImplementation: BenchConcurrentImplementation {
 }
 
 /// CRUD on SQLite with the worker tasks preferring `CRUDThreads`, so their calls run inline.
+/// CRUD's concurrent workloads on a database that this process alone opens (`exclusiveToProcess`).
+public final class CRUDProcessExclusiveImplementation: BenchConcurrentImplementation {
+    private let workloads: CRUDWorkloads<SQLiteDatabaseConfiguration>
+
+    public init(path: String) throws {
+        workloads = CRUDWorkloads(Database(configuration: try SQLiteDatabaseConfiguration(path, exclusiveToProcess: true)))
+    }
+
+    public func concurrentLookups(_ slices: [[Int64]]) throws -> Checksum { try workloads.concurrentLookups(slices) }
+    public func concurrentInserts(_ slices: [[ItemData]]) throws { try workloads.concurrentInserts(slices) }
+}
+
 public final class CRUDThreadsImplementation: BenchConcurrentImplementation {
     private let workloads: CRUDWorkloads<SQLiteDatabaseConfiguration>
 

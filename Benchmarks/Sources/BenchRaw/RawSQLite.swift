@@ -12,7 +12,7 @@ final class Handle {
 
     init(path: String) throws {
         var opened: OpaquePointer?
-        guard sqlite3_open_v2(path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
+        guard sqlite3_open_v2(path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, nil) == SQLITE_OK,
               let opened
         else { throw RawError(description: "cannot open \(path)") }
         db = opened
@@ -304,4 +304,17 @@ public enum BenchDatabase {
         guard realDates == rows else { throw RawError(description: "createdAt stored other than as REAL in \(path)") }
         return Checksum(rows: rows, value: sqlite3_column_int64(statement, 1))
     }
+}
+
+/// The concurrent workloads of raw sqlite3 on connections through SQLite's `unix-excl` VFS, as
+/// CRUD's `exclusiveToProcess` opens them: the same C, without the file-lock system calls.
+public final class RawProcessExclusiveImplementation: BenchConcurrentImplementation {
+    private let raw: RawImplementation
+
+    public init(path: String) throws {
+        raw = try RawImplementation(path: "file:\(path)?vfs=unix-excl")
+    }
+
+    public func concurrentLookups(_ slices: [[Int64]]) throws -> Checksum { try raw.concurrentLookups(slices) }
+    public func concurrentInserts(_ slices: [[ItemData]]) throws { try raw.concurrentInserts(slices) }
 }

@@ -341,13 +341,16 @@ func concurrentInsertRow(_ label: String, _ implementations: ConcurrentImplement
 }
 
 /// Concurrent lookups and inserts on SQLite: raw sqlite3 with a connection per thread, CRUD with one
-/// shared Database from tasks, GRDB's DatabasePool from tasks.
+/// shared Database from tasks, GRDB's DatabasePool from tasks; then raw sqlite3 and CRUD again on a
+/// database the process alone opens (SQLite's unix-excl VFS, CRUD's `exclusiveToProcess`).
 func runConcurrent(_ options: Options, dataset: Dataset, readPath: String, directory: URL) throws {
     let implementations: ConcurrentImplementations = [
         ("raw sqlite3, connection per thread", RawImplementation.self),
         ("CRUD", CRUDImplementation.self),
         ("CRUD on CRUDThreads", CRUDThreadsImplementation.self),
         ("GRDB DatabasePool", GRDBPoolImplementation.self),
+        ("raw sqlite3, unix-excl", RawProcessExclusiveImplementation.self),
+        ("CRUD, exclusiveToProcess", CRUDProcessExclusiveImplementation.self),
     ]
     var rows = try concurrentLookupRows("concurrent lookup", implementations, rounds: options.rounds, dataset: dataset, path: readPath)
     var file = 0

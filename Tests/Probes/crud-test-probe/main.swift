@@ -12,7 +12,10 @@ import Foundation
 //   crud-test-probe log file PATH return|exit   six events to a log file, then end main that way
 //   crud-test-probe log console - return|exit   the same on standard output
 //   crud-test-probe commit PATH                 committed transactions until killed, each reported
-//   crud-test-probe read-then-write PATH        counts Ledger rows, then tries to write one; reports both
+//   crud-test-probe read-then-write PATH [MS]   counts Ledger rows, then tries to write one; reports both
+//                                               (MS: the busy timeout in milliseconds, else 5 s)
+//   crud-test-probe hold PATH                   holds a read transaction on the database until its
+//                                               standard input ends
 //   crud-test-probe migrate GO BACKEND KEY=VALUE…
 //                                               once the file GO exists, migrates the database (sqlite
 //                                               path=…; postgres libpq keywords; mysql database=, host=,
@@ -246,17 +249,28 @@ case ("commit", 2):
         fflush(nil)
         transaction += 1
     }
-case ("read-then-write", 2):
+case ("read-then-write", 2...3):
     CRUDLogging.queryLogDestinations = []
     CRUDLogging.errorLogDestinations = []
     do {
-        let db = Database(configuration: try SQLiteDatabaseConfiguration(arguments.last!))
+        let busyTimeout = arguments.count == 3 ? Duration.milliseconds(Int(arguments.last!)!) : .seconds(5)
+        let path = arguments[arguments.startIndex + 1]
+        let db = Database(configuration: try SQLiteDatabaseConfiguration(path, busyTimeout: busyTimeout))
         print("rows: \(try db.table(Ledger.self).count())")
         try db.table(Ledger.self).insert(Ledger(id: -1, transaction: -1, entry: -1))
         print("written")
     } catch {
         print("error: \(error)")
     }
+case ("hold", 2):
+    CRUDLogging.queryLogDestinations = []
+    let db = Database(configuration: try SQLiteDatabaseConfiguration(arguments.last!))
+    let child = try db.createChild()
+    try child.beginTransaction()
+    print("holding \(try child.table(Ledger.self).count())")
+    fflush(nil)
+    while readLine() != nil {}
+    try child.commitTransaction()
 case ("migrate", 3...):
     CRUDLogging.queryLogDestinations = []
     let go = arguments[arguments.startIndex + 1]
@@ -300,7 +314,7 @@ case ("threads", 2...):
     for thread in leftBehind { print("left behind: \(thread)") }
     exit(leftBehind.isEmpty ? 0 : 1)
 default:
-    let usage = "usage: crud-test-probe log file|console PATH return|exit, commit PATH, read-then-write PATH, migrate GO BACKEND KEY=VALUE…, "
+    let usage = "usage: crud-test-probe log file|console PATH return|exit, commit PATH, read-then-write PATH [MS], hold PATH, migrate GO BACKEND KEY=VALUE…, "
         + "or threads BACKEND KEY=VALUE…\n"
     FileHandle.standardError.write(Data(usage.utf8))
     exit(2)
