@@ -74,11 +74,7 @@ public final class MySQLConnection: CRUDConnection {
     private func connect() throws {
         var outage: CRUDSQLExeError?
         for (position, server) in options.servers.enumerated() {
-            if position > 0 {
-                mysql_close(handle)
-                guard let fresh = mysql_init(nil) else { throw CRUDSQLExeError("cannot connect to MySQL \(options): out of memory") }
-                handle = fresh
-            }
+            if position > 0 { try replaceHandle() }
             do {
                 return try connect(to: server)
             } catch let error as CRUDSQLExeError where error.kind == .connectionLost {
@@ -88,18 +84,85 @@ public final class MySQLConnection: CRUDConnection {
         throw outage!
     }
 
+    /// `connect()` waiting for each server on the event loop: Connector/C's non-blocking connect
+    /// (`mysql_real_connect_start`/`_cont`), then the session's setup the same way.
+    private func connectAwaiting() async throws {
+        var outage: CRUDSQLExeError?
+        for (position, server) in options.servers.enumerated() {
+            if position > 0 { try replaceHandle() }
+            do {
+                return try await connectAwaiting(to: server)
+            } catch let error as CRUDSQLExeError where error.kind == .connectionLost {
+                outage = error
+            }
+        }
+        throw outage!
+    }
+
+    /// A new handle in place of the current one, which closes.
+    private func replaceHandle() throws {
+        mysql_close(handle)
+        guard let fresh = mysql_init(nil) else { throw CRUDSQLExeError("cannot connect to MySQL \(options): out of memory") }
+        handle = fresh
+    }
+
+    /// What every connection asks of Connector/C: utf8mb4, rows matched, several statements a query.
+    private static let connectFlags = UInt(CLIENT_FOUND_ROWS) | UInt(CLIENT_MULTI_STATEMENTS)
+
     private func connect(to server: MySQLHost) throws {
+        setConnectOptions()
+        guard options.connect(handle, to: server, flags: Self.connectFlags) else { throw connectFailure() }
+        connected(to: server)
+        for setting in Self.sessionSetup {
+            openingStatements.append(setting)
+            try execute(setting)
+        }
+        openingStatements.append(Self.maxAllowedPacketQuery)
+        maxAllowedPacket = try integer(Self.maxAllowedPacketQuery)
+        readDialect()
+    }
+
+    private func connectAwaiting(to server: MySQLHost) async throws {
+        setConnectOptions()
+        options.setConnectTimeout(handle)
+        // Connector/C reads these until the connect ends, in `_cont` calls after the server's greeting
+        // came: copies that outlive the calls, where Swift's own C strings would end with `_start`.
+        let strings: [UnsafeMutablePointer<CChar>?] = [server.host, options.username, options.password, options.database, options.socket]
+            .map { $0.flatMap { strdup($0) } }
+        defer { strings.forEach { free($0) } }
+        var reached: UnsafeMutablePointer<MYSQL>?
+        var status = mysql_real_connect_start(&reached, handle, strings[0], strings[1], strings[2], strings[3],
+                                              UInt32(server.port ?? 0), strings[4], Self.connectFlags)
+        while status != 0 { status = mysql_real_connect_cont(&reached, handle, try await awaitSocket(status)) }
+        guard reached != nil else { throw connectFailure() }
+        connected(to: server)
+        for setting in Self.sessionSetup {
+            openingStatements.append(setting)
+            try await execute(setting)
+        }
+        openingStatements.append(Self.maxAllowedPacketQuery)
+        maxAllowedPacket = try await integerAwaiting(Self.maxAllowedPacketQuery)
+        readDialect()
+    }
+
+    private func setConnectOptions() {
         _ = mysql_options(handle, MYSQL_SET_CHARSET_NAME, "utf8mb4")
         // Makes the non-blocking calls (`…_start`, `…_cont`) available; the blocking ones block as ever.
         _ = mysql_options(handle, MYSQL_OPT_NONBLOCK, nil)
-        guard options.connect(handle, to: server, flags: UInt(CLIENT_FOUND_ROWS) | UInt(CLIENT_MULTI_STATEMENTS)) else {
-            let number = mysql_errno(handle)
-            let message = String(cString: mysql_error(handle))
-            // A server that is down, restarting or unreachable is an outage (`.connectionLost`, which
-            // retries look for); a refused login or a missing database keeps its own kind.
-            throw CRUDSQLExeError("cannot connect to MySQL \(options): \(message) (error \(number))",
-                                  code: String(number), databaseMessage: message, kind: MySQLFailure(number: number, message: message, sql: nil).kind)
-        }
+    }
+
+    /// Why a connect failed: a server that is down, restarting or unreachable is an outage
+    /// (`.connectionLost`, which retries look for); a refused login or a missing database keeps its
+    /// own kind.
+    private func connectFailure() -> CRUDSQLExeError {
+        let number = mysql_errno(handle)
+        let message = String(cString: mysql_error(handle))
+        return CRUDSQLExeError("cannot connect to MySQL \(options): \(message) (error \(number))",
+                               code: String(number), databaseMessage: message, kind: MySQLFailure(number: number, message: message, sql: nil).kind)
+    }
+
+    /// The handle reached `server`: where `KILL QUERY` goes from now on.
+    private func connected(to server: MySQLHost) {
         lost = false
         let id = mysql_thread_id(handle)
         threadLock.withLock {
@@ -108,12 +171,9 @@ public final class MySQLConnection: CRUDConnection {
         }
         // What a failed attempt ran is not this connection's setup.
         openingStatements = []
-        for setting in Self.sessionSetup {
-            openingStatements.append(setting)
-            try execute(setting)
-        }
-        openingStatements.append(Self.maxAllowedPacketQuery)
-        maxAllowedPacket = try integer(Self.maxAllowedPacketQuery)
+    }
+
+    private func readDialect() {
         dialect = fixedDialect ?? MySQLDialect(isMariaDB: String(cString: mysql_get_server_info(handle)).contains("MariaDB"),
                                                version: Int(mysql_get_server_version(handle)))
     }
@@ -184,6 +244,19 @@ public final class MySQLConnection: CRUDConnection {
         if !lost, mysql_ping(handle) != 0 { lost = true }
     }
 
+    /// `probe()` waiting for the answer on the event loop.
+    @_spi(CRUDDriver) public func probeAwaiting() async {
+        guard !lost else { return }
+        var failed: Int32 = 0
+        do {
+            var status = mysql_ping_start(&failed, handle)
+            while status != 0 { status = mysql_ping_cont(&failed, handle, try await awaitSocket(status)) }
+            if failed != 0 { lost = true }
+        } catch {
+            lost = true
+        }
+    }
+
     /// Connects again after the connection was lost; prepared statements died with the old session.
     @_spi(CRUDDriver) public func takeOpeningStatements() -> [String] {
         defer { openingStatements = [] }
@@ -192,10 +265,15 @@ public final class MySQLConnection: CRUDConnection {
 
     @_spi(CRUDDriver) public func reconnect() throws {
         _ = cache.removeAll()
-        mysql_close(handle)
-        guard let fresh = mysql_init(nil) else { throw CRUDSQLExeError("cannot reconnect to MySQL \(target): out of memory") }
-        handle = fresh
+        try replaceHandle()
         try connect()
+    }
+
+    /// `reconnect()` waiting for the servers on the event loop, for an async call in its own task.
+    @_spi(CRUDDriver) public func reconnectAwaiting() async throws {
+        _ = cache.removeAll()
+        try replaceHandle()
+        try await connectAwaiting()
     }
 
     @_spi(CRUDDriver) public var transactionStatus: CRUDTransactionStatus {
@@ -266,6 +344,13 @@ public final class MySQLConnection: CRUDConnection {
     func awaitSocket(_ status: Int32) async throws -> Int32 {
         let socket = mysql_get_socket(handle)
         do {
+            // A connect asks for a timeout beside the socket (MYSQL_OPT_CONNECT_TIMEOUT).
+            if status & MYSQL_WAIT_TIMEOUT != 0, status & (MYSQL_WAIT_READ | MYSQL_WAIT_WRITE | MYSQL_WAIT_EXCEPT) != 0 {
+                let readiness: CRUDEventLoop.Readiness = status & MYSQL_WAIT_WRITE != 0 ? .writable : .readable
+                let timeout = Duration.milliseconds(Int(mysql_get_timeout_value_ms(handle)))
+                let ready = try await CRUDEventLoop.shared.wait(until: readiness, on: socket, timeout: timeout)
+                return ready ? (readiness == .writable ? MYSQL_WAIT_WRITE : MYSQL_WAIT_READ) : MYSQL_WAIT_TIMEOUT
+            }
             if status & MYSQL_WAIT_WRITE != 0 {
                 try await CRUDEventLoop.shared.wait(until: .writable, on: socket)
                 return MYSQL_WAIT_WRITE
@@ -299,6 +384,8 @@ public final class MySQLConnection: CRUDConnection {
         var failed: Int32 = 0
         var status = mysql_real_query_start(&failed, handle, utf8, UInt(utf8.count))
         while status != 0 { status = mysql_real_query_cont(&failed, handle, try await awaitSocket(status)) }
+        // Read by Connector/C until the call ends (a text longer than its buffer, a full socket).
+        withExtendedLifetime(utf8) {}
         guard failed == 0 else { throw connectionError(sql: sql) }
         var next: Int32 = 0
         repeat {
@@ -340,6 +427,27 @@ public final class MySQLConnection: CRUDConnection {
         guard mysql_real_query(handle, utf8, UInt(utf8.count)) == 0, let result = mysql_store_result(handle) else {
             throw connectionError(sql: sql)
         }
+        return try number(in: result, of: sql)
+    }
+
+    /// `integer(_:)` waiting for the answer on the event loop.
+    private func integerAwaiting(_ sql: String) async throws -> Int {
+        let utf8 = Array(sql.utf8)
+        var failed: Int32 = 0
+        var status = mysql_real_query_start(&failed, handle, utf8, UInt(utf8.count))
+        while status != 0 { status = mysql_real_query_cont(&failed, handle, try await awaitSocket(status)) }
+        withExtendedLifetime(utf8) {}
+        var result: UnsafeMutablePointer<MYSQL_RES>?
+        if failed == 0 {
+            status = mysql_store_result_start(&result, handle)
+            while status != 0 { status = mysql_store_result_cont(&result, handle, try await awaitSocket(status)) }
+        }
+        guard let result else { throw connectionError(sql: sql) }
+        return try number(in: result, of: sql)
+    }
+
+    /// The number in the first column of `result`'s first row, which it frees.
+    private func number(in result: UnsafeMutablePointer<MYSQL_RES>, of sql: String) throws -> Int {
         defer { mysql_free_result(result) }
         guard let row = mysql_fetch_row(result), let field = row[0], let value = Int(String(cString: field)) else {
             throw CRUDSQLExeError("MySQL \(target): \(sql) returned no number", sql: sql)
@@ -454,9 +562,14 @@ extension MySQLConnectOptions {
     /// Connects `handle` to `server` (or the socket) as these options say, waiting up to
     /// `connectTimeout`: whether it connected (the handle holds the error otherwise).
     func connect(_ handle: UnsafeMutablePointer<MYSQL>, to server: MySQLHost, flags: UInt = 0) -> Bool {
+        setConnectTimeout(handle)
+        return mysql_real_connect(handle, server.host, username, password, database, UInt32(server.port ?? 0), socket, flags) != nil
+    }
+
+    /// Bounds `handle`'s connects by `connectTimeout`.
+    func setConnectTimeout(_ handle: UnsafeMutablePointer<MYSQL>) {
         var timeout = UInt32(connectTimeout)
         _ = mysql_options(handle, MYSQL_OPT_CONNECT_TIMEOUT, &timeout)
-        return mysql_real_connect(handle, server.host, username, password, database, UInt32(server.port ?? 0), socket, flags) != nil
     }
 }
 #endif

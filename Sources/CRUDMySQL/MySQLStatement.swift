@@ -40,6 +40,9 @@ public final class MySQLStatement: CRUDStatement {
         do {
             var status = mysql_stmt_prepare_start(&failed, handle, text, UInt(text.count))
             while status != 0 { status = mysql_stmt_prepare_cont(&failed, handle, try await connection.awaitSocket(status)) }
+            // Connector/C reads the text until the call ends, past `_start`: a text longer than its
+            // buffer is sent from `text` itself, in `_cont` calls when the socket is full.
+            withExtendedLifetime(text) {}
         } catch {
             mysql_stmt_close(handle)
             throw error

@@ -97,7 +97,7 @@ public final class PostgresConnection: CRUDConnection {
         if held == nil { held = try await group.acquire(for: ObjectIdentifier(self)) }
         holds += 1
         defer { letGo() }
-        try reconnectHeld()
+        if let held, !held.isWorking || held.broken { try await held.reconnectAwaiting(target: target) }
         return try await body()
     }
 
@@ -203,6 +203,13 @@ public final class PostgresConnection: CRUDConnection {
         guard let own else { return }
         _ = cache.removeAll()
         try own.reconnect(target: target)
+    }
+
+    /// `reconnect()` waiting for the server on the event loop, for an async call in its own task.
+    @_spi(CRUDDriver) public func reconnectAwaiting() async throws {
+        guard let own else { return }
+        _ = cache.removeAll()
+        try await own.reconnectAwaiting(target: target)
     }
 
     /// A lost connection fails every call until the executor reconnects it.

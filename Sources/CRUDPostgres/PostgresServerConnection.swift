@@ -48,6 +48,9 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
     var flushPending = false
     /// Whether an answer was left half read: it is reset before its next use.
     var broken = false
+    /// How long a reconnect without blocking waits for the server at each step, as libpq's
+    /// `connect_timeout` bounds a blocking one (at least 2 s, as libpq takes it); `nil`: no limit.
+    let connectTimeout: Duration?
 
     /// Connects with libpq's keywords; `group` when shared, at `index` among its connections.
     /// - Throws: `CRUDSQLExeError` naming the server and saying what failed.
@@ -70,6 +73,7 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
         handle = connection
         self.group = group
         self.index = index
+        connectTimeout = parameters["connect_timeout"].flatMap { Int($0) }.flatMap { $0 > 0 ? .seconds(max(2, $0)) : nil }
         cancelHandle = PQgetCancel(connection)
         Self.configure(connection)
     }
@@ -137,11 +141,46 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
     /// - Throws: `CRUDSQLExeError` when the server still cannot be reached.
     func reconnect(target: String) throws {
         PQreset(handle)
-        guard isWorking else {
-            let message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
-            throw CRUDSQLExeError("cannot reconnect to PostgreSQL \(target): \(message)", code: "08006", databaseMessage: message,
-                                  kind: .connectionLost)
+        guard isWorking else { throw reconnectFailure(target: target) }
+        reconnected()
+    }
+
+    /// `reconnect(target:)` waiting for the server on the event loop (`PQresetStart`, then
+    /// `PQresetPoll` each time the socket is ready as it asks), so no thread waits for a server that
+    /// is slow to answer, or does not.
+    /// - Throws: `CRUDSQLExeError` when the server cannot be reached, or does not answer a step within
+    ///   `connectTimeout`.
+    func reconnectAwaiting(target: String) async throws {
+        guard PQresetStart(handle) == 1 else { throw reconnectFailure(target: target) }
+        // libpq's first step writes (its docs: act as if the last poll returned WRITING).
+        var polled = PGRES_POLLING_WRITING
+        while polled != PGRES_POLLING_OK {
+            guard polled == PGRES_POLLING_READING || polled == PGRES_POLLING_WRITING else { throw reconnectFailure(target: target) }
+            let readiness: CRUDEventLoop.Readiness = polled == PGRES_POLLING_READING ? .readable : .writable
+            // The socket may be another at each step (the next host's, a retry without TLS).
+            let socket = PQsocket(handle)
+            if let connectTimeout {
+                guard try await CRUDEventLoop.shared.wait(until: readiness, on: socket, timeout: connectTimeout) else {
+                    throw CRUDSQLExeError("cannot reconnect to PostgreSQL \(target): no answer within the connect timeout of \(connectTimeout)",
+                                          code: "08006", kind: .connectionLost)
+                }
+            } else {
+                try await CRUDEventLoop.shared.wait(until: readiness, on: socket)
+            }
+            polled = PQresetPoll(handle)
         }
+        reconnected()
+    }
+
+    /// Why a reconnect failed, as libpq says it.
+    private func reconnectFailure(target: String) -> CRUDSQLExeError {
+        let message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
+        return CRUDSQLExeError("cannot reconnect to PostgreSQL \(target): \(message)", code: "08006", databaseMessage: message,
+                               kind: .connectionLost)
+    }
+
+    /// A reconnect succeeded: the new session's setup, and what the old one's loss ends.
+    private func reconnected() {
         Self.configure(handle)
         // The new session has another process and key.
         let fresh = PQgetCancel(handle)

@@ -69,6 +69,23 @@ struct MySQLTests {
         try await lazy.shutdown()
     }
 
+    @Test("after a lost connection the others are probed and reconnected waiting on the event loop: 7 writers during an outage, whose next host never answers, wait together, adding no thread",
+          .timeLimit(.minutes(2)))
+    func reconnectWithoutBlocking() async throws {
+        _ = try Self.server()
+        let mariadb = try MariaDBServer.start()
+        defer { mariadb.stop() }
+        _ = try mariadb.database()
+        let silent = try LoopbackPort.listeningWithoutAnswer()
+        defer { close(silent.socket) }
+        // The first write finds its connection lost and is dropped; the 7 other connections, idle, are
+        // probed before their next use, found lost, and reconnect at once: one connect timeout in all
+        // (blocking, Swift's pool ran two at a time: 8 s on 2 cores).
+        let outage = try await OutageProbe.run("mysql", port: mariadb.port, silent: silent.port, password: MariaDBServer.password,
+                                               writers: 7, attempts: 1, database: "crud_restart") { try mariadb.shutDown() }
+        outage.check(writes: 8, timeouts: 1)
+    }
+
     @Test("wrong password, refused port, missing database and a bad URL fail fast with errors that say what failed")
     func connectionErrors() throws {
         let mariadb = try #require(try Self.server().server, "needs the throwaway server")

@@ -216,4 +216,18 @@ struct SharedServerConnectionTests {
         try await db.shutdown()
         try await admin.shutdown()
     }
+
+    @Test("a lost server connection reconnects waiting on the event loop: 8 writers during an outage, whose next host never answers, wait together, adding no thread",
+          .timeLimit(.minutes(1)))
+    func reconnectWithoutBlocking() async throws {
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let silent = try LoopbackPort.listeningWithoutAnswer()
+        defer { close(silent.socket) }
+        let outage = try await OutageProbe.run("postgres", port: cluster.port, silent: silent.port, password: PostgresCluster.password,
+                                               writers: 8, attempts: 2) { try cluster.control("stop") }
+        // Two rounds of the connect timeout: the first writes find their server connections lost
+        // (one of them reconnecting), then the 8 reconnect at once. Blocking: 10 s on 2 cores.
+        outage.check(writes: 17, timeouts: 2)
+    }
 }

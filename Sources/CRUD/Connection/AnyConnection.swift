@@ -15,6 +15,7 @@ public final class AnyCRUDConnection: CRUDConnection {
     public var dialect: any CRUDDialect { base.dialect }
     @_spi(CRUDDriver) public var isUsable: Bool { base.isUsable }
     @_spi(CRUDDriver) public func reconnect() throws { try base.reconnect() }
+    @_spi(CRUDDriver) public func reconnectAwaiting() async throws { try await base.reconnectAwaiting() }
     @_spi(CRUDDriver) public func takeOpeningStatements() -> [String] { base.takeOpeningStatements() }
     @_spi(CRUDDriver) public var transactionStatus: CRUDTransactionStatus { base.transactionStatus }
     @_spi(CRUDDriver) public func prepare(_ sql: String) throws -> AnyCRUDStatement { AnyCRUDStatement(try base.prepare(sql)) }
@@ -24,6 +25,7 @@ public final class AnyCRUDConnection: CRUDConnection {
     public func discard(_ statement: AnyCRUDStatement) { base.erasedDiscard(statement) }
     @_spi(CRUDDriver) public func recordChanges(into recorder: CRUDChangeRecorder) -> Bool { base.recordChanges(into: recorder) }
     @_spi(CRUDDriver) public func probe() { base.probe() }
+    @_spi(CRUDDriver) public func probeAwaiting() async { await base.probeAwaiting() }
     @_spi(CRUDDriver) public func keepingServerSession<T>(_ body: () throws -> T) throws -> T { try base.keepingServerSession(body) }
     @_spi(CRUDDriver) public func interrupt() { base.interrupt() }
     @_spi(CRUDDriver) public func interruptEnded() { base.interruptEnded() }

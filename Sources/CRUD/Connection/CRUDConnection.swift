@@ -130,6 +130,15 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// nothing.
     @_spi(CRUDDriver) func probe()
 
+    /// `probe()` without blocking a thread, for an async call in its own task: waits for the
+    /// server's answer on `CRUDEventLoop`. The default calls `probe()`.
+    @_spi(CRUDDriver) func probeAwaiting() async
+
+    /// `reconnect()` without blocking a thread, for an async call in its own task: connects waiting
+    /// on `CRUDEventLoop`, up to the driver's connect timeout. The default calls `reconnect()`.
+    /// - Throws: `CRUDSQLExeError` when the database still cannot be reached.
+    @_spi(CRUDDriver) func reconnectAwaiting() async throws
+
     /// Makes the statement running on this connection stop with an error, for a cancelled task or
     /// a statement past its timeout; nothing when none runs. Called from another thread while one
     /// is inside a call of this connection: it may use only what the client library makes safe
@@ -202,6 +211,8 @@ extension CRUDConnection {
     @_spi(CRUDDriver) public func raiseKeyCounter(ofTable table: String, to value: Int64, using runner: some CRUDCatalogRunner<Statement>) throws {}
     public func insertReturned(id: Int64) {}
     @_spi(CRUDDriver) public func probe() {}
+    @_spi(CRUDDriver) public func probeAwaiting() async { probe() }
+    @_spi(CRUDDriver) public func reconnectAwaiting() async throws { try reconnect() }
     @_spi(CRUDDriver) public func keepingServerSession<T>(_ body: () throws -> T) throws -> T { try body() }
     @_spi(CRUDDriver) public func interrupt() {}
     @_spi(CRUDDriver) public func interruptEnded() {}

@@ -29,9 +29,12 @@ import Darwin
     /// The loop every driver's connections share.
     public static let shared = CRUDEventLoop()
 
-    /// Who waits on a socket: a task, resumed once; or a handler, called on the loop's thread.
+    /// Who waits on a socket: a task, resumed once; a task waiting at most until a timer (its
+    /// `serial`) fires, resumed with whether the socket was ready; or a handler, called on the loop's
+    /// thread.
     private enum Waiter {
         case task(CheckedContinuation<Void, any Error>)
+        case timedTask(CheckedContinuation<Bool, any Error>, serial: Int)
         case handler(any CRUDSocketHandler)
     }
 
@@ -50,6 +53,8 @@ import Darwin
     @exclusivity(unchecked) private var running: Poller?
     /// The databases using the loop.
     @exclusivity(unchecked) private var users = 0
+    /// Tells timed waits apart, for their timers.
+    @exclusivity(unchecked) private var timedWaits = 0
 
     private init() {}
 
@@ -105,6 +110,35 @@ import Darwin
             guard let failure = arm(socket, for: [readiness], .task(continuation)) else { return }
             if case .task(let waiting)? = lock.withLock({ waiting.removeValue(forKey: socket) }) {
                 waiting.resume(throwing: failure)
+            }
+        }
+    }
+
+    /// `wait(until:on:)` for at most `timeout`: whether the socket became ready (or failed) in time.
+    /// For what the client library does not time itself while it runs without blocking (a connect).
+    /// - Throws: `CRUDSQLExeError` when the kernel refuses to watch the socket.
+    public func wait(until readiness: Readiness, on socket: Int32, timeout: Duration) async throws -> Bool {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, any Error>) in
+            let serial = lock.withLock {
+                timedWaits &+= 1
+                return timedWaits
+            }
+            if let failure = arm(socket, for: [readiness], .timedTask(continuation, serial: serial)) {
+                if case .timedTask(let waiting, _)? = lock.withLock({ waiting.removeValue(forKey: socket) }) {
+                    waiting.resume(throwing: failure)
+                }
+                return
+            }
+            Task.detached { [self] in
+                try? await Task.sleep(for: timeout)
+                // Still waiting, this same wait: the socket was not ready in time. The kernel's report,
+                // should it come, then finds no waiter, or the socket's next one (re-armed).
+                let expired: CheckedContinuation<Bool, any Error>? = lock.withLock {
+                    guard case .timedTask(let expiring, serial: serial)? = waiting[socket] else { return nil }
+                    waiting.removeValue(forKey: socket)
+                    return expiring
+                }
+                expired?.resume(returning: false)
             }
         }
     }
@@ -178,6 +212,7 @@ import Darwin
                 }
                 switch lock.withLock({ waiting.removeValue(forKey: socket) }) {
                 case .task(let task)?: task.resume()
+                case .timedTask(let task, _)?: task.resume(returning: true)
                 case .handler(let handler)?: handler.socketIsReady()
                 case nil: break
                 }

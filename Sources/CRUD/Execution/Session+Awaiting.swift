@@ -90,6 +90,7 @@ extension CRUDSession {
     /// - Throws: `CRUDSQLExeError`.
     @usableFromInline
     func startOwnedAwaiting(_ slot: CRUDStatementSlot, _ sql: String) async throws -> Connection.Statement {
+        try await ensureUsableAwaiting()
         _ = try startRun(sql, ending: false)
         if let kept = keptStatement(slot) { return kept }
         return keep(try await connection.prepareOwnedAwaiting(sql), for: slot)
@@ -99,14 +100,36 @@ extension CRUDSession {
     /// - Throws: `CRUDSQLExeError`, `CRUDEncoderError`.
     @usableFromInline
     func preparedAwaiting(_ sql: String, _ parameters: [CRUDDatabaseValue], firstParameter: Int = 0) async throws -> Connection.Statement {
+        try await ensureUsableAwaiting()
         try startPreparing(sql)
         return try binding(parameters, from: firstParameter, to: try await connection.prepareAwaiting(sql))
+    }
+
+    /// `ensureUsable()` waiting for the server without a thread: the probe and the reconnect of a
+    /// connection found lost wait on the event loop (a connect to a server that does not answer
+    /// takes up to its timeout, which would hold one of Swift's few cooperative threads). What
+    /// `startRun` checks after it then finds nothing to do.
+    /// - Throws: as `ensureUsable()`.
+    @usableFromInline
+    func ensureUsableAwaiting() async throws {
+        guard transactionDepth == 0, probeBeforeUse || !connection.isUsable else { return }
+        if probeBeforeUse {
+            probeBeforeUse = false
+            await connection.probeAwaiting()
+        }
+        if !connection.isUsable {
+            // Kept statements die with the old connection.
+            ownedStatements.removeAll()
+            try await connection.reconnectAwaiting()
+            logOpeningStatements()
+        }
     }
 
     /// `run(_:ending:)` awaiting the answer.
     /// - Throws: `CRUDSQLExeError`.
     func run(_ sql: String, ending: Bool = false) async throws {
         try await measured(sql, ending: ending) {
+            if !ending { try await ensureUsableAwaiting() }
             let start = try startRun(sql, ending: ending)
             do {
                 try await connection.execute(sql)

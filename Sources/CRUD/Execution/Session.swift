@@ -107,7 +107,7 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     }
 
     /// Writes what the connection ran to open or reconnect to the query log, as if run here.
-    private func logOpeningStatements() {
+    func logOpeningStatements() {
         for sql in connection.takeOpeningStatements() { CRUDLogging.logQuery(sql) }
     }
 

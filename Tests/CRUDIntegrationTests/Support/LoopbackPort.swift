@@ -31,6 +31,27 @@ enum LoopbackPort {
         return socket
     }
 
+    /// A socket listening on a free port of 127.0.0.1 that never accepts: a client's connect
+    /// completes in the kernel's backlog, and its first read waits for ever, as on a server that
+    /// hangs. The caller closes it.
+    static func listeningWithoutAnswer() throws -> (socket: Int32, port: Int) {
+        for _ in 0 ..< 10 {
+            let port = try free()
+            let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard socket >= 0 else { break }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            if bound, listen(socket, 16) == 0 { return (socket, port) }
+            close(socket)
+        }
+        throw SpawnFailure(description: "cannot listen on a free port of 127.0.0.1")
+    }
+
     private static func canBind(_ port: Int) -> Bool {
         let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { return false }

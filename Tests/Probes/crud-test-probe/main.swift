@@ -16,6 +16,10 @@ import Foundation
 //                                               (MS: the busy timeout in milliseconds, else 5 s)
 //   crud-test-probe hold PATH                   holds a read transaction on the database until its
 //                                               standard input ends
+//   crud-test-probe outage BACKEND PORT SILENT PASSWORD WRITERS ATTEMPTS [DATABASE]
+//                                               writing to postgres (8 shared server connections) or
+//                                               mysql (DATABASE, as the tests' user) at PORT, then
+//                                               SILENT, a host that never answers; see outage(_:)
 //   crud-test-probe migrate GO BACKEND KEY=VALUE…
 //                                               once the file GO exists, migrates the database (sqlite
 //                                               path=…; postgres libpq keywords; mysql database=, host=,
@@ -171,6 +175,55 @@ final class ThreadSampler: @unchecked Sendable {
     }
 }
 
+/// 8 tasks writing through `configuration`'s pool of 8 (whose servers are PostgreSQL's or MySQL's
+/// and then a host that never answers); after "ready", once a line comes in (the server stopped):
+/// one write, which finds its connection lost and has the others probed before their next use, then
+/// `writers` tasks writing `attempts` times each. Reports the threads before and at most during
+/// those, how each write ended, and how long they took.
+func outage<C: DatabaseConfigurationProtocol>(_ configuration: C, writers: Int, attempts: Int) async throws {
+    let db = Database(configuration: configuration)
+    try await db.create(Ledger.self, policy: .dropTable)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for task in 0 ..< 8 { group.addTask { try await db.table(Ledger.self).insert(Ledger(id: task, transaction: 0, entry: task)) } }
+        try await group.waitForAll()
+    }
+    await withTaskGroup(of: Void.self) { group in
+        for _ in 0 ..< 8 { group.addTask { _ = (0 ..< 1_000).reduce(0, +) } }
+    }
+    let before = ThreadState.all().count + 1
+    print("ready")
+    fflush(nil)
+    _ = readLine()
+    let sampler = ThreadSampler()
+    let started = ContinuousClock.now
+    func write(_ id: Int) async -> String {
+        let started = ContinuousClock.now
+        do {
+            try await db.table(Ledger.self).insert(Ledger(id: id, transaction: id / 100, entry: id % 100))
+            return "written"
+        } catch let error as CRUDSQLExeError where error.kind == .connectionLost {
+            return ContinuousClock.now - started > .seconds(1) ? "timed-out" : "lost"
+        } catch {
+            return "\(error)"
+        }
+    }
+    var outcomes = [await write(99)]
+    await withTaskGroup(of: [String].self) { group in
+        for task in 0 ..< writers {
+            group.addTask {
+                var ended: [String] = []
+                for attempt in 1 ... attempts { ended.append(await write(attempt * 100 + task)) }
+                return ended
+            }
+        }
+        for await ended in group { outcomes += ended }
+    }
+    let peak = sampler.stop()
+    print("threads: \(before) before, \(peak) at most during the outage")
+    print("outcomes: \(outcomes.sorted().joined(separator: " "))")
+    print("took: \(ContinuousClock.now - started)")
+}
+
 /// What a server does with a database through its life, with every path that could leave a thread
 /// behind: many tasks at once, a transaction, a statement cancelled and one timed out, shutdown.
 /// Returns the most threads the process had while the 64 tasks ran, and how many it had at the end.
@@ -271,6 +324,27 @@ case ("hold", 2):
     fflush(nil)
     while readLine() != nil {}
     try child.commitTransaction()
+case ("outage", 7...8):
+    CRUDLogging.queryLogDestinations = []
+    CRUDLogging.errorLogDestinations = []
+    let given = Array(arguments.dropFirst())
+    let hosts = given[1 ... 2].map { ("127.0.0.1", Int($0)!) }
+    let (writers, attempts) = (Int(given[4])!, Int(given[5])!)
+    switch given[0] {
+    case "postgres":
+        try await outage(try PostgresDatabaseConfiguration(
+            database: "postgres", hosts: hosts.map { PostgresHost($0.0, port: $0.1) }, username: "postgres", password: given[3],
+            connectTimeout: 2, pool: .init(maximumConnections: 8), serverConnections: 8), writers: writers, attempts: attempts)
+    #if MySQL
+    case "mysql":
+        try await outage(try MySQLDatabaseConfiguration(database: given[6], hosts: hosts.map { MySQLHost($0.0, port: $0.1) },
+                                                        username: "crud", password: given[3], connectTimeout: 2,
+                                                        pool: .init(maximumConnections: 8)), writers: writers, attempts: attempts)
+    #endif
+    default:
+        FileHandle.standardError.write(Data("outage: no backend \(given[0]) in this build\n".utf8))
+        exit(2)
+    }
 case ("migrate", 3...):
     CRUDLogging.queryLogDestinations = []
     let go = arguments[arguments.startIndex + 1]
@@ -314,7 +388,7 @@ case ("threads", 2...):
     for thread in leftBehind { print("left behind: \(thread)") }
     exit(leftBehind.isEmpty ? 0 : 1)
 default:
-    let usage = "usage: crud-test-probe log file|console PATH return|exit, commit PATH, read-then-write PATH [MS], hold PATH, migrate GO BACKEND KEY=VALUE…, "
+    let usage = "usage: crud-test-probe log file|console PATH return|exit, commit PATH, read-then-write PATH [MS], hold PATH, outage BACKEND PORT SILENT PASSWORD WRITERS ATTEMPTS [DATABASE], migrate GO BACKEND KEY=VALUE…, "
         + "or threads BACKEND KEY=VALUE…\n"
     FileHandle.standardError.write(Data(usage.utf8))
     exit(2)
