@@ -53,14 +53,28 @@ public final class MySQLConnection: CRUDConnection {
 
     /// Connects with `options`. `dialect`, when given, is the connection's whatever server answers:
     /// the one a configuration chose before any server did (`connectsOnFirstUse`).
-    init(options: MySQLConnectOptions, dialect: MySQLDialect? = nil) throws {
+    convenience init(options: MySQLConnectOptions, dialect: MySQLDialect? = nil) throws {
+        try self.init(unconnected: options, dialect: dialect)
+        // Should it throw, deinit closes the handle.
+        try connect()
+    }
+
+    /// The same, connecting without blocking a thread: Connector/C's non-blocking connect and the
+    /// session's setup wait on the event loop, within the connect timeout.
+    /// - Throws: `CRUDSQLExeError`, as `init(options:dialect:)`.
+    static func connecting(options: MySQLConnectOptions, dialect: MySQLDialect? = nil) async throws -> MySQLConnection {
+        let connection = try MySQLConnection(unconnected: options, dialect: dialect)
+        try await connection.connectAwaiting()
+        return connection
+    }
+
+    /// A handle not connected yet, for `options`.
+    private init(unconnected options: MySQLConnectOptions, dialect: MySQLDialect?) throws {
         self.options = options
         fixedDialect = dialect
         target = options.description
         guard let handle = mysql_init(nil) else { throw CRUDSQLExeError("cannot connect to MySQL \(options): out of memory") }
         self.handle = handle
-        // Should it throw, deinit closes the handle.
-        try connect()
     }
 
     deinit {
@@ -133,7 +147,7 @@ public final class MySQLConnection: CRUDConnection {
         var reached: UnsafeMutablePointer<MYSQL>?
         var status = mysql_real_connect_start(&reached, handle, strings[0], strings[1], strings[2], strings[3],
                                               UInt32(server.port ?? 0), strings[4], Self.connectFlags)
-        while status != 0 { status = mysql_real_connect_cont(&reached, handle, try await awaitSocket(status)) }
+        while status != 0 { status = mysql_real_connect_cont(&reached, handle, try await awaitSocket(status, connecting: true)) }
         guard reached != nil else { throw connectFailure() }
         connected(to: server)
         for setting in Self.sessionSetup {
@@ -257,12 +271,12 @@ public final class MySQLConnection: CRUDConnection {
         }
     }
 
-    /// Connects again after the connection was lost; prepared statements died with the old session.
     @_spi(CRUDDriver) public func takeOpeningStatements() -> [String] {
         defer { openingStatements = [] }
         return openingStatements
     }
 
+    /// Connects again after the connection was lost; prepared statements died with the old session.
     @_spi(CRUDDriver) public func reconnect() throws {
         _ = cache.removeAll()
         try replaceHandle()
@@ -341,11 +355,12 @@ public final class MySQLConnection: CRUDConnection {
     /// returns what came, for its `_cont`. A wait that fails leaves the call unfinished: the
     /// connection is then lost, and the next call reconnects.
     /// - Throws: `CRUDSQLExeError` of kind `.connectionLost`.
-    func awaitSocket(_ status: Int32) async throws -> Int32 {
+    func awaitSocket(_ status: Int32, connecting: Bool = false) async throws -> Int32 {
         let socket = mysql_get_socket(handle)
         do {
-            // A connect asks for a timeout beside the socket (MYSQL_OPT_CONNECT_TIMEOUT).
-            if status & MYSQL_WAIT_TIMEOUT != 0, status & (MYSQL_WAIT_READ | MYSQL_WAIT_WRITE | MYSQL_WAIT_EXCEPT) != 0 {
+            // A connect asks for a timeout beside the socket (MYSQL_OPT_CONNECT_TIMEOUT); a statement's
+            // wait is ended by the server's answer, or by the cancel that `KILL QUERY` makes it send.
+            if connecting, status & MYSQL_WAIT_TIMEOUT != 0, status & (MYSQL_WAIT_READ | MYSQL_WAIT_WRITE | MYSQL_WAIT_EXCEPT) != 0 {
                 let readiness: CRUDEventLoop.Readiness = status & MYSQL_WAIT_WRITE != 0 ? .writable : .readable
                 let timeout = Duration.milliseconds(Int(mysql_get_timeout_value_ms(handle)))
                 let ready = try await CRUDEventLoop.shared.wait(until: readiness, on: socket, timeout: timeout)

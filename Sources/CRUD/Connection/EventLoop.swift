@@ -14,7 +14,7 @@ import Darwin
 ///
 /// For drivers: out of the user documentation.
 ///
-/// `@unchecked Sendable`: `waiting`, `running` and `users` are guarded by `lock` (so each access is
+/// `@unchecked Sendable`: `waiting`, `running`, `users`, `timedWaits` and `timers` are guarded by `lock` (so each access is
 /// exclusive, and skips Swift's dynamic check); a poller's
 /// descriptors are the kernel's, safe from any thread, and closed only by its own thread as it ends.
 @_spi(CRUDDriver) public final class CRUDEventLoop: @unchecked Sendable {
@@ -55,6 +55,8 @@ import Darwin
     @exclusivity(unchecked) private var users = 0
     /// Tells timed waits apart, for their timers.
     @exclusivity(unchecked) private var timedWaits = 0
+    /// The timers of timed waits that wait, by serial: cancelled when the socket is ready first.
+    @exclusivity(unchecked) private var timers: [Int: Task<Void, Never>] = [:]
 
     private init() {}
 
@@ -129,17 +131,25 @@ import Darwin
                 }
                 return
             }
-            Task.detached { [self] in
-                try? await Task.sleep(for: timeout)
+            let timer = Task.detached { [self] in
+                guard (try? await Task.sleep(for: timeout)) != nil else { return }
                 // Still waiting, this same wait: the socket was not ready in time. The kernel's report,
                 // should it come, then finds no waiter, or the socket's next one (re-armed).
                 let expired: CheckedContinuation<Bool, any Error>? = lock.withLock {
+                    timers.removeValue(forKey: serial)
                     guard case .timedTask(let expiring, serial: serial)? = waiting[socket] else { return nil }
                     waiting.removeValue(forKey: socket)
                     return expiring
                 }
                 expired?.resume(returning: false)
             }
+            // Kept for the loop to cancel, unless the socket was ready already.
+            let ended: Bool = lock.withLock {
+                guard case .timedTask(_, serial: serial)? = waiting[socket] else { return true }
+                timers[serial] = timer
+                return false
+            }
+            if ended { timer.cancel() }
         }
     }
 
@@ -212,7 +222,9 @@ import Darwin
                 }
                 switch lock.withLock({ waiting.removeValue(forKey: socket) }) {
                 case .task(let task)?: task.resume()
-                case .timedTask(let task, _)?: task.resume(returning: true)
+                case .timedTask(let task, let serial)?:
+                    lock.withLock { timers.removeValue(forKey: serial) }?.cancel()
+                    task.resume(returning: true)
                 case .handler(let handler)?: handler.socketIsReady()
                 case nil: break
                 }
