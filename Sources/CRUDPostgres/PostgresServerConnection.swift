@@ -48,8 +48,9 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
     var flushPending = false
     /// Whether an answer was left half read: it is reset before its next use.
     var broken = false
-    /// How long a reconnect without blocking waits for the server at each step, as libpq's
-    /// `connect_timeout` bounds a blocking one (at least 2 s, as libpq takes it); `nil`: no limit.
+    /// How long a connect or reconnect without blocking waits for the server at each step, as
+    /// libpq's `connect_timeout` bounds a blocking one (at least 2 s, as libpq takes it); `nil`: no
+    /// limit.
     let connectTimeout: Duration?
 
     /// Connects with libpq's keywords; `group` when shared, at `index` among its connections.

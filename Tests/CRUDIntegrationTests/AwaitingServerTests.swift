@@ -31,6 +31,13 @@ struct AwaitingServerTests {
         #expect(added <= ProcessInfo.processInfo.activeProcessorCount + 1, "\(output)")
     }
 
+    @Test("64 tasks upserting rows, inserting then updating them: on PostgreSQL the library adds at most one thread per core and the event loop's",
+          .timeLimit(.minutes(2)), .enabled(if: !PostgresTestServer.isSkipped, "CRUD_SKIP_POSTGRES=1"))
+    func upsertThreadsStayBounded() async throws {
+        // MySQL's upsert goes row by row, inserting then updating on a collision: on its connection's queue.
+        try await threadsStayBounded(.postgres, "upserts")
+    }
+
     @Test("an awaited read is one span that lasts as long as the server worked, and a failing one is reported once with the server's error",
           arguments: servers)
     func spansAndErrors(_ backend: Backend) async throws {

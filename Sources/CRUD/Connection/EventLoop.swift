@@ -14,9 +14,9 @@ import Darwin
 ///
 /// For drivers: out of the user documentation.
 ///
-/// `@unchecked Sendable`: `waiting`, `running`, `users`, `timedWaits` and `timers` are guarded by `lock` (so each access is
-/// exclusive, and skips Swift's dynamic check); a poller's
-/// descriptors are the kernel's, safe from any thread, and closed only by its own thread as it ends.
+/// `@unchecked Sendable`: `waiting`, `running`, `users`, `timedWaits` and `timers` are guarded by
+/// `lock` (so each access is exclusive, and skips Swift's dynamic check); a poller's descriptors are
+/// the kernel's, safe from any thread, and closed only by its own thread as it ends.
 @_spi(CRUDDriver) public final class CRUDEventLoop: @unchecked Sendable {
     /// What a task waits for on a socket.
     public enum Readiness: Sendable {

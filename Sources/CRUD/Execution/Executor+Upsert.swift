@@ -9,11 +9,7 @@ extension CRUDExecutor {
     ///   neither the primary key nor a unique constraint; `CRUDSQLExeError`, `CRUDEncoderError`.
     func upsert<A: CRUDModel>(_ instances: [A], columns: () throws -> (target: [Int], updated: [Int])) throws -> Int {
         let schema = A.crudSchema
-        let (target, updated) = try reporting {
-            let (target, updated) = try columns()
-            // Ignoring a conflict keeps the stored row as it is, its `updatedAt` too.
-            return (target, updated.isEmpty ? [] : A.crudColumns(stamping: updated, for: .update) ?? [])
-        }
+        let (target, updated) = try upsertColumns(of: A.self, columns)
         guard !instances.isEmpty else { return 0 }
         let instances = A.crudStampedForInsert(instances)
         return try withSession(.write) { session in
@@ -22,41 +18,105 @@ extension CRUDExecutor {
             // Found out before anything is written, and the same on every backend: the databases
             // tell a target that is not a key only by a general error code.
             let keys = try session.uniqueKeys(of: schema.name, exactly: names)
-            guard !keys.isEmpty else {
-                throw CRUDSQLExeError(
-                    "upsert: the conflict target (\(names.joined(separator: ", "))) of \(A.self) is neither its primary key nor a unique constraint, so the "
-                        + "database cannot tell which row conflicts; declare .unique(…) in crudConstraints or name the primary key",
-                    kind: .conflictTargetNotUnique, table: schema.name)
-            }
+            guard !keys.isEmpty else { throw Self.conflictTargetNotUnique(A.self, names) }
             guard dialect.upsertClause(target: names.map(dialect.quote), update: updated.map { dialect.quote(schema.columns[$0].name) }) != nil else {
                 return try session.transaction(.default) {
                     try insertOrUpdate(instances, target: target, keys: keys, updated: updated, in: session)
                 }
             }
-            let capture = session.changeCapture(for: schema, writing: .insert)
-            let returnsIDs = capture.idColumn != nil && dialect.upsertInsertedFlag != nil
-            let sql = try render(.upsert(schema, target: target, updated: updated, returningID: returnsIDs ? capture.idColumn : nil)).sql
+            let statement = try upsertStatement(of: A.self, target: target, updated: updated, on: session)
             func write() throws -> Int {
-                try session.withStatement(sql) { statement in
-                    var binder = statement
+                try session.withStatement(statement.sql) { prepared in
+                    var binder = prepared
                     var written = 0
                     for (index, instance) in instances.enumerated() {
-                        if index > 0 { try statement.reset() }
+                        if index > 0 { try prepared.reset() }
                         try instance.crudBindRow(to: &binder, from: 0)
-                        if !returnsIDs {
-                            try session.step(statement, writing: .insert, in: schema.name, capture: CRUDChangeCapture(observed: capture.observed, idColumn: nil))
-                        } else {
-                            while try statement.step() {
-                                session.recorder.record(try statement.readBool(1) ? .insert : .update, table: schema.name,
-                                                        id: Int(try statement.readInt64(0)))
-                            }
-                        }
-                        written += statement.changedRows
+                        try Self.stepUpsert(prepared, statement.capture, returnsIDs: statement.returnsIDs, in: schema.name, on: session)
+                        written += prepared.changedRows
                     }
                     return written
                 }
             }
             return instances.count > 1 ? try session.transaction(.default, write) : try write()
+        }
+    }
+
+    /// Whether an async upsert of this database can await the server in its task: it writes
+    /// without blocking, and its dialect names the conflict target (not MySQL's row-by-row
+    /// upsert, which still runs on the connection's queue).
+    var awaitsUpserts: Bool {
+        canAwaitServer(writing: .insert) && dialect.upsertClause(target: [dialect.quote("id")], update: []) != nil
+    }
+
+    /// `upsert(_:columns:)` awaiting the server, where `awaitsUpserts`: the table's keys read from
+    /// the catalog and each row's statement sent in the task, which suspends for the answers.
+    /// - Throws: as the synchronous form.
+    func upsert<A: CRUDModel>(_ instances: [A], columns: () throws -> (target: [Int], updated: [Int])) async throws -> Int {
+        let schema = A.crudSchema
+        let (target, updated) = try upsertColumns(of: A.self, columns)
+        guard !instances.isEmpty else { return 0 }
+        let instances = A.crudStampedForInsert(instances)
+        return try await awaiting(.write) { session in
+            let names = target.map { schema.columns[$0].name }
+            guard !(try await session.uniqueKeysAwaiting(of: schema.name, exactly: names)).isEmpty else {
+                throw Self.conflictTargetNotUnique(A.self, names)
+            }
+            let statement = try upsertStatement(of: A.self, target: target, updated: updated, on: session)
+            func write() async throws -> Int {
+                var written = 0
+                for instance in instances {
+                    written += try await session.withStatement(statement.sql, [], bind: { try instance.crudBindRow(to: &$0, from: 0) }) {
+                        try Self.stepUpsert($0, statement.capture, returnsIDs: statement.returnsIDs, in: schema.name, on: session)
+                        return $0.changedRows
+                    }
+                }
+                return written
+            }
+            return instances.count > 1 ? try await session.transaction(.default, write) : try await write()
+        }
+    }
+
+    /// The target and updated columns `columns` gives, worked out inside the boundary; the updated
+    /// ones with `updatedAt` stamped (none when a conflict keeps the stored row).
+    /// - Throws: what `columns` throws, reported.
+    private func upsertColumns<A: CRUDModel>(of model: A.Type, _ columns: () throws -> (target: [Int], updated: [Int])) throws
+        -> (target: [Int], updated: [Int]) {
+        try reporting {
+            let (target, updated) = try columns()
+            // Ignoring a conflict keeps the stored row as it is, its `updatedAt` too.
+            return (target, updated.isEmpty ? [] : A.crudColumns(stamping: updated, for: .update) ?? [])
+        }
+    }
+
+    private static func conflictTargetNotUnique<A: CRUDModel>(_ model: A.Type, _ names: [String]) -> CRUDSQLExeError {
+        CRUDSQLExeError(
+            "upsert: the conflict target (\(names.joined(separator: ", "))) of \(A.self) is neither its primary key nor a unique constraint, so the "
+                + "database cannot tell which row conflicts; declare .unique(…) in crudConstraints or name the primary key",
+            kind: .conflictTargetNotUnique, table: A.crudSchema.name)
+    }
+
+    /// The upsert statement of a dialect with a conflict clause, what it records for observers, and
+    /// whether it returns each row's id and whether it was inserted.
+    /// - Throws: `CRUDSQLGenError`.
+    private func upsertStatement<A: CRUDModel>(of model: A.Type, target: [Int], updated: [Int], on session: Session) throws
+        -> (sql: String, capture: CRUDChangeCapture, returnsIDs: Bool) {
+        let schema = A.crudSchema
+        let capture = session.changeCapture(for: schema, writing: .insert)
+        let returnsIDs = capture.idColumn != nil && session.dialect.upsertInsertedFlag != nil
+        let sql = try render(.upsert(schema, target: target, updated: updated, returningID: returnsIDs ? capture.idColumn : nil)).sql
+        return (sql, capture, returnsIDs)
+    }
+
+    /// Steps an upsert's `statement`, bound to a row, recording what it did for observers.
+    /// - Throws: `CRUDSQLExeError`.
+    private static func stepUpsert(_ statement: Connection.Statement, _ capture: CRUDChangeCapture, returnsIDs: Bool, in table: String,
+                                   on session: Session) throws {
+        guard returnsIDs else {
+            return try session.step(statement, writing: .insert, in: table, capture: CRUDChangeCapture(observed: capture.observed, idColumn: nil))
+        }
+        while try statement.step() {
+            session.recorder.record(try statement.readBool(1) ? .insert : .update, table: table, id: Int(try statement.readInt64(0)))
         }
     }
 

@@ -166,11 +166,21 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     /// order); empty when none is. Asked of the database once per session and table and columns.
     /// - Throws: `CRUDSQLExeError`.
     func uniqueKeys(of table: String, exactly columns: [String]) throws -> Set<String> {
-        let key = [table] + columns.sorted()
-        if let found = foundKeys[key] { return found }
+        if let found = foundKeys[[table] + columns.sorted()] { return found }
+        return keys(of: table, exactly: columns, among: try connection.uniqueKeys(ofTable: table, using: catalog))
+    }
+
+    /// The keys found before of `table` made of exactly `columns`, if any were.
+    func foundKeys(of table: String, exactly columns: [String]) -> Set<String>? {
+        foundKeys[[table] + columns.sorted()]
+    }
+
+    /// Of `all` the unique keys of `table` (by name, as the driver reads them), those made of exactly
+    /// `columns`: kept for the session's later asks when there are some.
+    func keys(of table: String, exactly columns: [String], among all: [String: Set<String>]) -> Set<String> {
         let wanted = Set(columns)
-        let found = Set(try connection.uniqueKeys(ofTable: table, using: catalog).filter { $0.value == wanted }.keys)
-        if !found.isEmpty { foundKeys[key] = found }
+        let found = Set(all.filter { $0.value == wanted }.keys)
+        if !found.isEmpty { foundKeys[[table] + columns.sorted()] = found }
         return found
     }
 

@@ -425,7 +425,7 @@ extension Table {
     @discardableResult
     public func upsert(_ instances: [A], onConflict target: PartialKeyPath<A>, _ moreTarget: PartialKeyPath<A>...,
                        do action: CRUDConflictAction<A> = .replace) async throws -> Int {
-        try await executor.perform(.write) { try self.upsert(instances, target: [target] + moreTarget, action: action) }
+        try await upsert(instances, target: [target] + moreTarget, action: action)
     }
 
     /// Inserts one row, or on a conflict with `target` (the primary key or a unique constraint) does
@@ -435,6 +435,6 @@ extension Table {
     @discardableResult
     public func upsert(_ instance: A, onConflict target: PartialKeyPath<A>, _ moreTarget: PartialKeyPath<A>...,
                        do action: CRUDConflictAction<A> = .replace) async throws -> Int {
-        try await executor.perform(.write) { try self.upsert([instance], target: [target] + moreTarget, action: action) }
+        try await upsert([instance], target: [target] + moreTarget, action: action)
     }
 }

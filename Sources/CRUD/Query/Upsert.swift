@@ -42,14 +42,26 @@ extension Table {
     }
 
     func upsert(_ instances: [A], target keyPaths: [PartialKeyPath<A>], action: CRUDConflictAction<A>) throws -> Int {
-        try executor.upsert(instances) {
-            let target = try A.crudColumns(keyPaths, for: "upsert")
-            let updated: [Int] = switch action.action {
-            case .ignore: []
-            case .replace: A.crudSchema.columns.indices.filter { !target.contains($0) }
-            case let .update(keys): try A.crudColumns(keys, for: "upsert")
-            }
-            return (target, updated)
+        try executor.upsert(instances) { try Self.upsertColumns(keyPaths, action) }
+    }
+
+    /// `upsert(_:target:action:)` for an async caller: awaiting the server in the task where the
+    /// database can, on the connection's queue otherwise.
+    /// - Throws: as the synchronous form.
+    func upsert(_ instances: [A], target keyPaths: [PartialKeyPath<A>], action: CRUDConflictAction<A>) async throws -> Int {
+        guard executor.awaitsUpserts else { return try await executor.perform(.write) { try self.upsert(instances, target: keyPaths, action: action) } }
+        return try await executor.upsert(instances) { try Self.upsertColumns(keyPaths, action) }
+    }
+
+    /// The columns of the conflict target `keyPaths`, and those `action` updates.
+    /// - Throws: `CRUDSQLGenError` for a key path that is not a stored column.
+    private static func upsertColumns(_ keyPaths: [PartialKeyPath<A>], _ action: CRUDConflictAction<A>) throws -> (target: [Int], updated: [Int]) {
+        let target = try A.crudColumns(keyPaths, for: "upsert")
+        let updated: [Int] = switch action.action {
+        case .ignore: []
+        case .replace: A.crudSchema.columns.indices.filter { !target.contains($0) }
+        case let .update(keys): try A.crudColumns(keys, for: "upsert")
         }
+        return (target, updated)
     }
 }

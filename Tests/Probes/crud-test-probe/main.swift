@@ -32,12 +32,14 @@ import Foundation
 //                                               with load=reads, the 64 tasks only read (count, first,
 //                                               select, a prepared lookup) rows written before; with
 //                                               load=transactions, each runs its writes and reads in
-//                                               transactions, two child tasks at a time
+//                                               transactions, two child tasks at a time; with
+//                                               load=upserts, each upserts rows, inserting then updating
 
 /// What the 64 tasks of `threads` do: insert and count (`writes`), read rows written before
-/// (`reads`), or insert and read in transactions whose bodies run child tasks (`transactions`).
+/// (`reads`), insert and read in transactions whose bodies run child tasks (`transactions`), or
+/// upsert rows, inserting then updating them (`upserts`).
 enum Load: String {
-    case writes, reads, transactions
+    case writes, reads, transactions, upserts
 }
 
 struct Ledger: CRUDModel {
@@ -250,6 +252,15 @@ func exercise<C: DatabaseConfigurationProtocol>(_ configuration: C, long: String
                         guard count == 10, first == task, selected == 10, looked == entry else {
                             throw CRUDSQLGenError("task \(task) read \(count), \(first as Any), \(selected), \(looked as Any)")
                         }
+                    case .upserts:
+                        // Inserted, then updated: one row's statement, then two rows' in a transaction.
+                        let row = Ledger(id: task * 100 + entry, transaction: task, entry: entry)
+                        try await db.table(Ledger.self).upsert(row, onConflict: \.id)
+                        let moved = Ledger(id: row.id, transaction: task, entry: entry + 1)
+                        guard try await db.table(Ledger.self).upsert([moved, row], onConflict: \.id) == 2,
+                              try await byID.first(row.id)?.entry == entry else {
+                            throw CRUDSQLGenError("task \(task)'s upserts of row \(row.id) did not end with entry \(entry)")
+                        }
                     case .transactions:
                         let (count, looked) = try await db.transaction { tx in
                             try await tx.table(Ledger.self).insert(Ledger(id: task * 100 + entry, transaction: task, entry: entry))
@@ -368,7 +379,7 @@ case ("threads", 2...):
     var given = options(after: 2)
     let named = given.removeValue(forKey: "load") ?? "writes"
     guard let load = Load(rawValue: named) else {
-        FileHandle.standardError.write(Data("threads: no load \(named): writes, reads or transactions\n".utf8))
+        FileHandle.standardError.write(Data("threads: no load \(named): writes, reads, transactions or upserts\n".utf8))
         exit(2)
     }
     try await withConfiguration(backend, given) { (peak, during) = try await exercise($0, long: long, load: load) }
