@@ -53,28 +53,14 @@ public final class MySQLConnection: CRUDConnection {
 
     /// Connects with `options`. `dialect`, when given, is the connection's whatever server answers:
     /// the one a configuration chose before any server did (`connectsOnFirstUse`).
-    convenience init(options: MySQLConnectOptions, dialect: MySQLDialect? = nil) throws {
-        try self.init(unconnected: options, dialect: dialect)
-        // Should it throw, deinit closes the handle.
-        try connect()
-    }
-
-    /// The same, connecting without blocking a thread: Connector/C's non-blocking connect and the
-    /// session's setup wait on the event loop, within the connect timeout.
-    /// - Throws: `CRUDSQLExeError`, as `init(options:dialect:)`.
-    static func connecting(options: MySQLConnectOptions, dialect: MySQLDialect? = nil) async throws -> MySQLConnection {
-        let connection = try MySQLConnection(unconnected: options, dialect: dialect)
-        try await connection.connectAwaiting()
-        return connection
-    }
-
-    /// A handle not connected yet, for `options`.
-    private init(unconnected options: MySQLConnectOptions, dialect: MySQLDialect?) throws {
+    init(options: MySQLConnectOptions, dialect: MySQLDialect? = nil) throws {
         self.options = options
         fixedDialect = dialect
         target = options.description
         guard let handle = mysql_init(nil) else { throw CRUDSQLExeError("cannot connect to MySQL \(options): out of memory") }
         self.handle = handle
+        // Should it throw, deinit closes the handle.
+        try connect()
     }
 
     deinit {

@@ -86,16 +86,17 @@ public final class MySQLDatabaseConfiguration: DatabaseConfigurationProtocol {
             target = options.description
             executor = CRUDExecutor(layout: layout, dialect: MySQLDialect.portable, timeout: pool.timeout, connectRetry: pool.connectRetry,
                                     describe: "MySQL \(target)", peer: peer, statementTimeout: pool.statementTimeout,
-                                    executesWithoutBlocking: true, open: { _ in try MySQLConnection(options: options, dialect: .portable) },
-                                    openAwaiting: { _ in try await MySQLConnection.connecting(options: options, dialect: .portable) })
+                                    executesWithoutBlocking: true) { _ in
+                try MySQLConnection(options: options, dialect: .portable)
+            }
             return
         }
         let first = try CRUDReconnection.open(trying: pool.connectRetry) { try MySQLConnection(options: options) }
         target = first.target
         executor = try CRUDExecutor(layout: layout, first: first, timeout: pool.timeout, connectRetry: pool.connectRetry,
-                                    describe: "MySQL \(first.target)", peer: peer, statementTimeout: pool.statementTimeout,
-                                    open: { _ in try MySQLConnection(options: options) },
-                                    openAwaiting: { _ in try await MySQLConnection.connecting(options: options) })
+                                    describe: "MySQL \(first.target)", peer: peer, statementTimeout: pool.statementTimeout) { _ in
+            try MySQLConnection(options: options)
+        }
     }
 }
 

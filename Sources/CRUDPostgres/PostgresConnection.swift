@@ -41,19 +41,8 @@ public final class PostgresConnection: CRUDConnection {
     /// A session with a server connection of its own.
     /// - Throws: `CRUDSQLExeError` naming the server and saying what failed.
     /// `transactionPooling` when a pooler in transaction mode stands between it and the server.
-    convenience init(parameters: [String: String], expandDatabase: Bool, transactionPooling: Bool = false) throws {
-        self.init(own: try PostgresServerConnection(parameters: parameters, expandDatabase: expandDatabase), transactionPooling: transactionPooling)
-    }
-
-    /// The same, connecting without blocking a thread (`PostgresServerConnection.connecting`).
-    /// - Throws: `CRUDSQLExeError` naming the server and saying what failed.
-    static func connecting(parameters: [String: String], expandDatabase: Bool, transactionPooling: Bool = false) async throws
-        -> PostgresConnection {
-        PostgresConnection(own: try await PostgresServerConnection.connecting(parameters: parameters, expandDatabase: expandDatabase),
-                           transactionPooling: transactionPooling)
-    }
-
-    private init(own: PostgresServerConnection, transactionPooling: Bool) {
+    init(parameters: [String: String], expandDatabase: Bool, transactionPooling: Bool = false) throws {
+        let own = try PostgresServerConnection(parameters: parameters, expandDatabase: expandDatabase)
         self.own = own
         group = nil
         self.transactionPooling = transactionPooling
@@ -63,21 +52,8 @@ public final class PostgresConnection: CRUDConnection {
 
     /// A session sharing the server connections of `group`.
     /// - Throws: `CRUDSQLExeError` naming the server and saying what failed.
-    convenience init(sharing group: PostgresServerConnections) throws {
+    init(sharing group: PostgresServerConnections) throws {
         try group.join()
-        self.init(joined: group)
-    }
-
-    /// The same, a server connection opened for it (while the group has fewer than its limit)
-    /// without blocking a thread.
-    /// - Throws: `CRUDSQLExeError` naming the server and saying what failed.
-    static func connecting(sharing group: PostgresServerConnections) async throws -> PostgresConnection {
-        try await group.joinAwaiting()
-        return PostgresConnection(joined: group)
-    }
-
-    /// A session that joined `group`.
-    private init(joined group: PostgresServerConnections) {
         own = nil
         self.group = group
         transactionPooling = false

@@ -124,25 +124,18 @@ public final class PostgresDatabaseConfiguration: DatabaseConfigurationProtocol 
             }
             return try PostgresConnection(sharing: shared)
         }
-        let openAwaiting: @Sendable (CRUDConnectionRole) async throws -> PostgresConnection = { [reading] role in
-            if role == .reader, let reading { return try await PostgresConnection.connecting(parameters: reading, expandDatabase: expandDatabase) }
-            guard let shared else {
-                return try await PostgresConnection.connecting(parameters: opened, expandDatabase: expandDatabase, transactionPooling: transactionPooling)
-            }
-            return try await PostgresConnection.connecting(sharing: shared)
-        }
         if pool.connectsOnFirstUse {
             target = PostgresConnection.describe(parameters, expandDatabase: expandDatabase)
             executor = CRUDExecutor(layout: layout, dialect: PostgresDialect(transactionPooling: transactionPooling), timeout: pool.timeout, connectRetry: pool.connectRetry,
                                     describe: "PostgreSQL \(target)", peer: PostgresConnection.peer(parameters, expandDatabase: expandDatabase),
-                                    statementTimeout: pool.statementTimeout, executesWithoutBlocking: true, open: open, openAwaiting: openAwaiting)
+                                    statementTimeout: pool.statementTimeout, executesWithoutBlocking: true, open: open)
             return
         }
         let first = try CRUDReconnection.open(trying: pool.connectRetry) { try open(.general) }
         target = first.target
         executor = try CRUDExecutor(layout: layout, first: first, timeout: pool.timeout, connectRetry: pool.connectRetry,
                                     describe: "PostgreSQL \(first.target)", peer: first.peer, statementTimeout: pool.statementTimeout,
-                                    open: open, openAwaiting: openAwaiting)
+                                    open: open)
     }
 }
 

@@ -48,42 +48,20 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
     var flushPending = false
     /// Whether an answer was left half read: it is reset before its next use.
     var broken = false
-    /// How long a connect or reconnect without blocking waits for the server at each step, as
-    /// libpq's `connect_timeout` bounds a blocking one (at least 2 s, as libpq takes it); `nil`: no
-    /// limit.
+    /// How long a reconnect without blocking waits for the server at each step, as libpq's
+    /// `connect_timeout` bounds a blocking one (at least 2 s, as libpq takes it); `nil`: no limit.
     let connectTimeout: Duration?
 
     /// Connects with libpq's keywords; `group` when shared, at `index` among its connections.
     /// - Throws: `CRUDSQLExeError` naming the server and saying what failed.
-    convenience init(parameters: [String: String], expandDatabase: Bool, group: PostgresServerConnections? = nil, index: Int = 0) throws {
-        let connection = Self.withKeywords(parameters) { PQconnectdbParams($0, $1, expandDatabase ? 1 : 0) }
-        try self.init(connected: connection, parameters: parameters, expandDatabase: expandDatabase, group: group, index: index)
-    }
-
-    /// Connects as `init(parameters:expandDatabase:group:index:)` does, waiting for the server on
-    /// the event loop (`PQconnectStartParams`, then `PQconnectPoll` each time the socket is ready),
-    /// each step within the connect timeout.
-    /// - Throws: `CRUDSQLExeError` naming the server and saying what failed.
-    static func connecting(parameters: [String: String], expandDatabase: Bool, group: PostgresServerConnections? = nil,
-                           index: Int = 0) async throws -> PostgresServerConnection {
-        let connection = withKeywords(parameters) { PQconnectStartParams($0, $1, expandDatabase ? 1 : 0) }
-        if let connection, PQstatus(connection) != CONNECTION_BAD {
-            do {
-                try await poll(connection, timeout: connectTimeout(parameters), first: PGRES_POLLING_WRITING) { PQconnectPoll(connection) }
-            } catch let error as CRUDSQLExeError {
-                PQfinish(connection)
-                let described = "PostgreSQL " + PostgresConnection.describe(parameters, expandDatabase: expandDatabase)
-                throw CRUDSQLExeError("cannot connect to \(described): \(error.msg)", code: error.code, kind: error.kind)
+    init(parameters: [String: String], expandDatabase: Bool, group: PostgresServerConnections? = nil, index: Int = 0) throws {
+        let keywords = Array(parameters.keys)
+        let values = keywords.map { parameters[$0]! }
+        let connection = Self.withCStrings(keywords) { keywordPointers in
+            Self.withCStrings(values) { valuePointers in
+                PQconnectdbParams(keywordPointers, valuePointers, expandDatabase ? 1 : 0)
             }
         }
-        return try PostgresServerConnection(connected: connection, parameters: parameters, expandDatabase: expandDatabase, group: group,
-                                            index: index)
-    }
-
-    /// Takes `connection`, connected or failed.
-    /// - Throws: `CRUDSQLExeError` naming the server and saying what failed.
-    private init(connected connection: OpaquePointer?, parameters: [String: String], expandDatabase: Bool,
-                 group: PostgresServerConnections? = nil, index: Int = 0) throws {
         guard let connection else { throw CRUDSQLExeError("cannot connect to PostgreSQL: libpq could not allocate a connection") }
         let described = "PostgreSQL " + PostgresConnection.describe(parameters, expandDatabase: expandDatabase)
         guard PQstatus(connection) == CONNECTION_OK else {
@@ -95,45 +73,9 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
         handle = connection
         self.group = group
         self.index = index
-        connectTimeout = Self.connectTimeout(parameters)
+        connectTimeout = parameters["connect_timeout"].flatMap { Int($0) }.flatMap { $0 > 0 ? .seconds(max(2, $0)) : nil }
         cancelHandle = PQgetCancel(connection)
         Self.configure(connection)
-    }
-
-    /// libpq's `connect_timeout` of `parameters` (at least 2 s, as libpq takes it); `nil`: none.
-    private static func connectTimeout(_ parameters: [String: String]) -> Duration? {
-        parameters["connect_timeout"].flatMap { Int($0) }.flatMap { $0 > 0 ? .seconds(max(2, $0)) : nil }
-    }
-
-    /// Runs libpq's connect (or reset) steps on `connection` until it is made or fails: `step`
-    /// (`PQconnectPoll`, `PQresetPoll`) each time the socket is ready as the last step asked,
-    /// starting as if asked `first`, waiting on the event loop at most `timeout` a step.
-    /// - Throws: `CRUDSQLExeError` of kind `.connectionLost` when a step times out; libpq's failure
-    ///   is left in the connection (its status and message).
-    private static func poll(_ connection: OpaquePointer, timeout: Duration?, first: PostgresPollingStatusType,
-                             _ step: () -> PostgresPollingStatusType) async throws {
-        var polled = first
-        while polled == PGRES_POLLING_READING || polled == PGRES_POLLING_WRITING {
-            let readiness: CRUDEventLoop.Readiness = polled == PGRES_POLLING_READING ? .readable : .writable
-            // The socket may be another at each step (the next host's, a retry without TLS).
-            let socket = PQsocket(connection)
-            if let timeout {
-                guard try await CRUDEventLoop.shared.wait(until: readiness, on: socket, timeout: timeout) else {
-                    throw CRUDSQLExeError("no answer within the connect timeout of \(timeout)", code: "08001", kind: .connectionLost)
-                }
-            } else {
-                try await CRUDEventLoop.shared.wait(until: readiness, on: socket)
-            }
-            polled = step()
-        }
-    }
-
-    /// Calls `body` with `parameters` as libpq's keyword and value arrays.
-    private static func withKeywords<T>(_ parameters: [String: String],
-                                        _ body: ([UnsafePointer<CChar>?], [UnsafePointer<CChar>?]) -> T) -> T {
-        let keywords = Array(parameters.keys)
-        let values = keywords.map { parameters[$0]! }
-        return withCStrings(keywords) { keywordPointers in withCStrings(values) { body(keywordPointers, $0) } }
     }
 
     deinit {
@@ -210,13 +152,23 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
     ///   `connectTimeout`.
     func reconnectAwaiting(target: String) async throws {
         guard PQresetStart(handle) == 1 else { throw reconnectFailure(target: target) }
-        do {
-            // libpq's first step writes (its docs: act as if the last poll returned WRITING).
-            try await Self.poll(handle, timeout: connectTimeout, first: PGRES_POLLING_WRITING) { PQresetPoll(handle) }
-        } catch let error as CRUDSQLExeError {
-            throw CRUDSQLExeError("cannot reconnect to PostgreSQL \(target): \(error.msg)", code: "08006", kind: .connectionLost)
+        // libpq's first step writes (its docs: act as if the last poll returned WRITING).
+        var polled = PGRES_POLLING_WRITING
+        while polled != PGRES_POLLING_OK {
+            guard polled == PGRES_POLLING_READING || polled == PGRES_POLLING_WRITING else { throw reconnectFailure(target: target) }
+            let readiness: CRUDEventLoop.Readiness = polled == PGRES_POLLING_READING ? .readable : .writable
+            // The socket may be another at each step (the next host's, a retry without TLS).
+            let socket = PQsocket(handle)
+            if let connectTimeout {
+                guard try await CRUDEventLoop.shared.wait(until: readiness, on: socket, timeout: connectTimeout) else {
+                    throw CRUDSQLExeError("cannot reconnect to PostgreSQL \(target): no answer within the connect timeout of \(connectTimeout)",
+                                          code: "08006", kind: .connectionLost)
+                }
+            } else {
+                try await CRUDEventLoop.shared.wait(until: readiness, on: socket)
+            }
+            polled = PQresetPoll(handle)
         }
-        guard isWorking else { throw reconnectFailure(target: target) }
         reconnected()
     }
 

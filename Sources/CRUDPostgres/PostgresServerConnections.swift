@@ -76,55 +76,30 @@ final class PostgresServerConnections: @unchecked Sendable {
     /// A new session joins: a server connection opens for it while there are fewer than `limit`.
     /// - Throws: `CRUDSQLExeError` when the server connection cannot be opened.
     func join() throws {
-        guard let index = joining() else { return }
-        do {
-            opened(try PostgresServerConnection(parameters: parameters, expandDatabase: expandDatabase, group: self, index: index))
-        } catch {
-            failedToOpen()
-            throw error
-        }
-    }
-
-    /// `join()` for a task: the server connection opens waiting on the event loop.
-    /// - Throws: `CRUDSQLExeError` when the server connection cannot be opened.
-    func joinAwaiting() async throws {
-        guard let index = joining() else { return }
-        do {
-            opened(try await PostgresServerConnection.connecting(parameters: parameters, expandDatabase: expandDatabase, group: self, index: index))
-        } catch {
-            failedToOpen()
-            throw error
-        }
-    }
-
-    /// Counts a joining session: the index of the server connection to open for it, if one opens.
-    private func joining() -> Int? {
-        lock.withLock {
+        let index: Int? = lock.withLock {
             sessions += 1
             guard servers.count + opening < min(limit, sessions) else { return nil }
             opening += 1
             return servers.count + opening - 1
         }
-    }
-
-    /// The server connection opened for a joining session takes its place among the group's.
-    private func opened(_ server: PostgresServerConnection) {
-        let description = PostgresConnection.describe(server.handle)
-        let resumed: [() -> Void] = lock.withLock {
-            if described == nil { described = description }
-            opening -= 1
-            servers.append(server)
-            servers.sort { $0.index < $1.index }
-            return admit()
-        }
-        for resume in resumed { resume() }
-    }
-
-    /// The server connection for a joining session could not open: the session does not join.
-    private func failedToOpen() {
-        lock.withLock {
-            opening -= 1
-            sessions -= 1
+        guard let index else { return }
+        do {
+            let server = try PostgresServerConnection(parameters: parameters, expandDatabase: expandDatabase, group: self, index: index)
+            let description = PostgresConnection.describe(server.handle)
+            let resumed: [() -> Void] = lock.withLock {
+                if described == nil { described = description }
+                opening -= 1
+                servers.append(server)
+                servers.sort { $0.index < $1.index }
+                return admit()
+            }
+            for resume in resumed { resume() }
+        } catch {
+            lock.withLock {
+                opening -= 1
+                sessions -= 1
+            }
+            throw error
         }
     }
 

@@ -117,9 +117,28 @@ import Darwin
     }
 
     /// `wait(until:on:)` for at most `timeout`: whether the socket became ready (or failed) in time.
-    /// For what the client library does not time itself while it runs without blocking (a connect).
+    /// For what the client library does not time itself while it runs without blocking (a connect):
+    /// it is woken only when the socket is ready, which the kernel confirms, since a connect's next
+    /// step takes a wake-up for its socket's readiness (a report meant for an earlier socket of the
+    /// same number, another connection's closed since, may wake a wait on it).
     /// - Throws: `CRUDSQLExeError` when the kernel refuses to watch the socket.
     public func wait(until readiness: Readiness, on socket: Int32, timeout: Duration) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let left = deadline - .now
+            guard left > .zero, try await waitOnce(until: readiness, on: socket, timeout: left) else { return false }
+            if Self.isReady(socket, for: readiness) { return true }
+        }
+    }
+
+    /// Whether `socket` is ready for `readiness` now, or has failed, as `poll` says without waiting.
+    private static func isReady(_ socket: Int32, for readiness: Readiness) -> Bool {
+        var watched = pollfd(fd: socket, events: Int16(readiness == .readable ? POLLIN : POLLOUT), revents: 0)
+        return poll(&watched, 1, 0) != 0
+    }
+
+    /// One wait of `wait(until:on:timeout:)`, which a report for the socket's number ends.
+    private func waitOnce(until readiness: Readiness, on socket: Int32, timeout: Duration) async throws -> Bool {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, any Error>) in
             let serial = lock.withLock {
                 timedWaits &+= 1

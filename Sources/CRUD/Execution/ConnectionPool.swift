@@ -104,8 +104,6 @@ final class CRUDConnectionPool: @unchecked Sendable {
     /// How long a caller waits for a connection before `CRUDSQLExeError`.
     let timeout: Duration
     private let open: @Sendable (CRUDConnectionRole) throws -> CRUDSessionSlot
-    /// The same for a task, waiting for the server without a thread; `nil` where the driver cannot.
-    private let openAwaiting: (@Sendable (CRUDConnectionRole) async throws -> CRUDSessionSlot)?
     /// The database, for messages.
     let describe: String
 
@@ -145,15 +143,12 @@ final class CRUDConnectionPool: @unchecked Sendable {
     ///     check the database can be reached), in the role `firstRole(of:)` gives; `nil` to open
     ///     every connection on first use (not for a `.single` layout).
     ///   - open: opens another connection for a role, in a session.
-    ///   - openAwaiting: the same for a task, waiting for the server without a thread.
     init(layout: CRUDPoolLayout, first: CRUDSessionSlot?, timeout: Duration, describe: String, instruments: CRUDInstruments?,
-         open: @escaping @Sendable (CRUDConnectionRole) throws -> CRUDSessionSlot,
-         openAwaiting: (@Sendable (CRUDConnectionRole) async throws -> CRUDSessionSlot)?) throws {
+         open: @escaping @Sendable (CRUDConnectionRole) throws -> CRUDSessionSlot) throws {
         self.layout = layout
         self.timeout = timeout
         self.describe = describe
         self.open = open
-        self.openAwaiting = openAwaiting
         self.instruments = instruments
         switch layout {
         case .writerAndReaders:
@@ -280,20 +275,14 @@ final class CRUDConnectionPool: @unchecked Sendable {
         case let .session(session):
             return session
         case let .open(role):
-            return try opened(Result { try open(role) }, in: role, hold: hold)
-        }
-    }
-
-    /// The session opened in a slot of `role` handed for `hold`; when opening failed, the slot
-    /// freed for the next waiter, and the error thrown.
-    private func opened(_ result: Result<Session, any Error>, in role: CRUDConnectionRole, hold: CRUDHold) throws -> Session {
-        switch result {
-        case let .success(session):
-            if hold == .acrossSuspension { lock.withLock { session.heldAcrossSuspension = true } }
-            return session
-        case let .failure(error):
-            free(role, heldAcrossSuspension: hold == .acrossSuspension)
-            throw error
+            do {
+                let session = try open(role)
+                if hold == .acrossSuspension { lock.withLock { session.heldAcrossSuspension = true } }
+                return session
+            } catch {
+                free(role, heldAcrossSuspension: hold == .acrossSuspension)
+                throw error
+            }
         }
     }
 
@@ -417,15 +406,6 @@ final class CRUDConnectionPool: @unchecked Sendable {
     func lease(_ access: CRUDAccess, hold: CRUDHold) async throws -> Session {
         let handover = try await waitAsync(access, hold: hold) { result, continuation in
             continuation.resume(with: result)
-        }
-        if case let .open(role) = handover, let openAwaiting {
-            let result: Result<Session, any Error>
-            do {
-                result = .success(try await openAwaiting(role))
-            } catch {
-                result = .failure(error)
-            }
-            return try opened(result, in: role, hold: hold)
         }
         // Opening a connection blocks: off the cooperative pool.
         if case .open = handover {

@@ -35,9 +35,6 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     @usableFromInline let selectDialect: SelectCache.Dialect
     /// Opens another connection for a role: the pool's, a child's, one beside a transaction.
     let open: @Sendable (CRUDConnectionRole) throws -> Connection
-    /// The same waiting for the server on the event loop, for a task; `nil` where the driver has
-    /// none (the pool then opens on a thread of its own).
-    let openAwaiting: (@Sendable (CRUDConnectionRole) async throws -> Connection)?
     /// The metrics and tracer bootstrapped when the database was opened; `nil` when there are none.
     let instruments: CRUDInstruments?
     /// Which database and server this is, for metrics and traces.
@@ -71,19 +68,15 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     ///   - peer: which database and server it is, for metrics and traces.
     ///   - statementTimeout: how long a call's statements may run before they are cancelled.
     ///   - open: opens another connection for a role.
-    ///   - openAwaiting: the same for a task, waiting for the server on `CRUDEventLoop`; `nil` where
-    ///     the driver cannot (the pool then opens on a thread of its own).
     /// - Throws: what `open` throws, for the connections a layout's minimum opens at once.
     @_spi(CRUDDriver) public convenience init(layout: CRUDPoolLayout, first: Connection, timeout: Duration, connectRetry: Duration = .zero,
                                               describe: String, peer: CRUDPeer = CRUDPeer(), statementTimeout: Duration? = nil,
-                                              open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection,
-                                              openAwaiting: (@Sendable (CRUDConnectionRole) async throws -> Connection)? = nil) throws {
+                                              open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
         let failures = CRUDFailureHandler()
         try self.init(layout: layout, first: first, dialect: first.dialect, runsOnCallersThread: first.runsOnCallersThread,
                       executesWithoutBlocking: first.executesWithoutBlocking, timeout: timeout, describe: describe, peer: peer,
                       statementTimeout: statementTimeout, failures: failures,
-                      observation: CRUDObservationCenter(failures: failures), open: Self.retrying(open, for: connectRetry),
-                      openAwaiting: openAwaiting.map { Self.retrying($0, for: connectRetry) })
+                      observation: CRUDObservationCenter(failures: failures), open: Self.retrying(open, for: connectRetry))
     }
 
     /// For drivers: an executor that opens its first connection on first use, so that a server
@@ -99,19 +92,16 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     ///   - statementTimeout: how long a call's statements may run before they are cancelled.
     ///   - executesWithoutBlocking: what the connections' `executesWithoutBlocking` will say.
     ///   - open: opens a connection for a role.
-    ///   - openAwaiting: the same for a task, waiting for the server on `CRUDEventLoop`; `nil` where
-    ///     the driver cannot (the pool then opens on a thread of its own).
     @_spi(CRUDDriver) public convenience init(layout: CRUDPoolLayout, dialect: any CRUDDialect, timeout: Duration, connectRetry: Duration,
                                               describe: String, peer: CRUDPeer = CRUDPeer(), statementTimeout: Duration? = nil,
                                               executesWithoutBlocking: Bool = false,
-                                              open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection,
-                                              openAwaiting: (@Sendable (CRUDConnectionRole) async throws -> Connection)? = nil) {
+                                              open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) {
         let failures = CRUDFailureHandler()
         // Opens nothing, so it cannot throw.
         try! self.init(layout: layout, first: nil, dialect: dialect, runsOnCallersThread: false, executesWithoutBlocking: executesWithoutBlocking,
                        timeout: timeout, describe: describe, peer: peer,
                        statementTimeout: statementTimeout, failures: failures, observation: CRUDObservationCenter(failures: failures),
-                       open: Self.retrying(open, for: connectRetry), openAwaiting: openAwaiting.map { Self.retrying($0, for: connectRetry) })
+                       open: Self.retrying(open, for: connectRetry))
     }
 
     /// `open`, trying for up to `window` to reach the server.
@@ -121,18 +111,10 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
         return { role in try CRUDReconnection.open(trying: window) { try open(role) } }
     }
 
-    /// `openAwaiting`, trying for up to `window` to reach the server.
-    private static func retrying(_ open: @escaping @Sendable (CRUDConnectionRole) async throws -> Connection,
-                                 for window: Duration) -> @Sendable (CRUDConnectionRole) async throws -> Connection {
-        guard window > .zero else { return open }
-        return { role in try await CRUDReconnection.open(trying: window) { try await open(role) } }
-    }
-
     private init(layout: CRUDPoolLayout, first: Connection?, dialect: any CRUDDialect, runsOnCallersThread: Bool,
                  executesWithoutBlocking: Bool, timeout: Duration, describe: String, peer: CRUDPeer, statementTimeout: Duration?,
-                 failures: CRUDFailureHandler, observation: CRUDObservationCenter,
-                 open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection,
-                 openAwaiting: (@Sendable (CRUDConnectionRole) async throws -> Connection)?) throws {
+                 failures: CRUDFailureHandler,
+                 observation: CRUDObservationCenter, open: @escaping @Sendable (CRUDConnectionRole) throws -> Connection) throws {
         self.failures = failures
         self.runsOnCallersThread = runsOnCallersThread
         if case .single = layout { awaitsServer = false } else { awaitsServer = executesWithoutBlocking }
@@ -141,24 +123,17 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
         self.dialect = dialect
         selectDialect = SelectCache.Dialect(dialect)
         self.open = open
-        self.openAwaiting = openAwaiting
         self.peer = peer
         self.statementTimeout = statementTimeout
         let instruments = CRUDInstruments.bootstrapped(system: dialect.name.lowercased(), peer: peer, pool: describe)
         self.instruments = instruments
-        var openSessionAwaiting: (@Sendable (CRUDConnectionRole) async throws -> CRUDSessionSlot)?
-        if let openAwaiting {
-            openSessionAwaiting = { role in
-                Session(try await openAwaiting(role), role: role, observation: observation, instruments: instruments)
-            }
-        }
         pool = try CRUDConnectionPool(
             layout: layout,
             first: first.map { Session($0, role: CRUDConnectionPool.firstRole(of: layout), observation: observation, instruments: instruments) },
-            timeout: timeout, describe: describe, instruments: instruments,
-            open: { role in Session(try open(role), role: role, observation: observation, instruments: instruments) },
-            openAwaiting: openSessionAwaiting
-        )
+            timeout: timeout, describe: describe, instruments: instruments
+        ) { role in
+            Session(try open(role), role: role, observation: observation, instruments: instruments)
+        }
     }
 
     /// A session of this executor's over `connection`, outside the pool.
@@ -390,8 +365,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
             let first = try open(.single)
             return try CRUDExecutor(layout: .single, first: first, dialect: first.dialect, runsOnCallersThread: runsOnCallersThread,
                                     executesWithoutBlocking: false, timeout: pool.timeout, describe: "child",
-                                    peer: peer, statementTimeout: statementTimeout, failures: failures, observation: observation, open: open,
-                                    openAwaiting: openAwaiting)
+                                    peer: peer, statementTimeout: statementTimeout, failures: failures, observation: observation, open: open)
         }
     }
 
@@ -472,8 +446,6 @@ extension CRUDExecutor where Connection == AnyCRUDConnection {
             "this configuration was erased into an AnyDatabaseConfiguration, which now has its connections: use the AnyDatabase",
             kind: .shutDown)
         let open = other.open
-        var openAwaiting: (@Sendable (CRUDConnectionRole) async throws -> AnyCRUDConnection)?
-        if let openOther = other.openAwaiting { openAwaiting = { role in AnyCRUDConnection(try await openOther(role)) } }
         let layout = other.pool.layout
         other.eventLoopUse?.end()
         var first = (other.pool.surrender(refusal) as? CRUDSession<Other>).map { AnyCRUDConnection($0.connection) }
@@ -483,7 +455,6 @@ extension CRUDExecutor where Connection == AnyCRUDConnection {
         try self.init(layout: layout, first: first, dialect: other.dialect, runsOnCallersThread: other.runsOnCallersThread,
                       executesWithoutBlocking: other.awaitsServer, timeout: other.pool.timeout,
                       describe: other.pool.describe, peer: other.peer, statementTimeout: other.statementTimeout, failures: failures,
-                      observation: CRUDObservationCenter(failures: failures), open: { role in AnyCRUDConnection(try open(role)) },
-                      openAwaiting: openAwaiting)
+                      observation: CRUDObservationCenter(failures: failures)) { role in AnyCRUDConnection(try open(role)) }
     }
 }

@@ -39,6 +39,8 @@ enum LoopbackPort {
             let port = try free()
             let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard socket >= 0 else { break }
+            // Not handed to the processes the tests start meanwhile, which would keep it listening.
+            _ = fcntl(socket, F_SETFD, FD_CLOEXEC)
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
