@@ -177,6 +177,15 @@ final class ThreadSampler: @unchecked Sendable {
     }
 }
 
+/// How many tasks got somewhere. `@unchecked Sendable`: `arrived` is guarded by `lock`.
+final class Arrivals: @unchecked Sendable {
+    private let lock = NSLock()
+    private var arrived = 0
+
+    func arrive() { lock.withLock { arrived += 1 } }
+    var count: Int { lock.withLock { arrived } }
+}
+
 /// 8 tasks writing through `configuration`'s pool of 8 (whose servers are PostgreSQL's or MySQL's
 /// and then a host that never answers); after "ready", once a line comes in (the server stopped):
 /// one write, which finds its connection lost and has the others probed before their next use, then
@@ -185,8 +194,18 @@ final class ThreadSampler: @unchecked Sendable {
 func outage<C: DatabaseConfigurationProtocol>(_ configuration: C, writers: Int, attempts: Int) async throws {
     let db = Database(configuration: configuration)
     try await db.create(Ledger.self, policy: .dropTable)
+    // The pool's 8 sessions all open: 8 transactions, each kept until all 8 have inserted.
+    let inside = Arrivals()
     try await withThrowingTaskGroup(of: Void.self) { group in
-        for task in 0 ..< 8 { group.addTask { try await db.table(Ledger.self).insert(Ledger(id: task, transaction: 0, entry: task)) } }
+        for task in 0 ..< 8 {
+            group.addTask {
+                try await db.transaction { tx in
+                    try await tx.table(Ledger.self).insert(Ledger(id: task, transaction: 0, entry: task))
+                    inside.arrive()
+                    while inside.count < 8 { try await Task.sleep(for: .milliseconds(5)) }
+                }
+            }
+        }
         try await group.waitForAll()
     }
     await withTaskGroup(of: Void.self) { group in
