@@ -26,7 +26,7 @@ final class CRUDCancellation: @unchecked Sendable {
     /// pool's blocked threads). Firing only marks the call and hands the interrupt on.
     private static let timers = DispatchQueue(label: "CRUD.cancellation.timers")
 
-    private let lock = NSLock()
+    private let lock = CRUDPlainLock()
     /// The session the call runs on, while it may be interrupted; `nil` once an interrupt did its work.
     private var running: CRUDSessionSlot?
     /// The session the call runs on, until it ends.

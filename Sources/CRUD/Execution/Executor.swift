@@ -252,8 +252,13 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     /// Cancelling the task stops `body`'s running statement (`CRUDCancellation`), as does the
     /// statement timeout; `body` then throws `CancellationError`, or `CRUDSQLExeError` of kind
     /// `.timedOut`.
+    ///
+    /// It and the async frames it calls run on their caller's executor (`nonisolated(nonsending)`):
+    /// the public async call that calls it has left any actor already, and each hop between two
+    /// nonisolated frames asks the task's preferred executor, which under the cancellation handler
+    /// takes the task's status lock (about 1,500 instructions of a SQLite lookup's 18,800).
     @usableFromInline
-    func perform<T>(_ access: CRUDAccess, _ body: @escaping () throws -> T) async throws -> T {
+    nonisolated(nonsending) func perform<T>(_ access: CRUDAccess, _ body: @escaping () throws -> T) async throws -> T {
         // The boundary (`reporting`), written out: a call's every async frame costs it time.
         do {
             let bindings = CRUDBindings.current
@@ -270,8 +275,9 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
 
     /// `perform` before its boundary: waits for the session, then runs `body` with it bound.
     /// `bindings` are the caller's, which the queue's thread, outside the task, is given too.
-    private func performOnSession<T>(_ access: CRUDAccess, _ bindings: CRUDBindings, _ cancellation: CRUDCancellation,
-                                     _ body: @escaping () throws -> T) async throws -> T {
+    private nonisolated(nonsending) func performOnSession<T>(_ access: CRUDAccess, _ bindings: CRUDBindings,
+                                                             _ cancellation: CRUDCancellation,
+                                                             _ body: @escaping () throws -> T) async throws -> T {
         if CRUDThreadMarker.isMarked { return try await performInline(access, cancellation, body) }
         if runsOnCallersThread { await CRUDCallerThread.takeTurn() }
         // The caller is suspended until `body` has run, and what `body` captures (a query's plan, a
@@ -310,10 +316,12 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     /// bounded: a read that runs past the driver's budget stops and runs again from the start on the
     /// session's queue, so long reads do not hold Swift's cooperative threads (the writer is one
     /// connection, so writes hold at most one of them).
-    private func performHere<T>(_ session: Session, _ cancellation: CRUDCancellation, _ bindings: CRUDBindings,
-                                _ body: @escaping () throws -> T) async throws -> T {
+    private nonisolated(nonsending) func performHere<T>(_ session: Session, _ cancellation: CRUDCancellation,
+                                                        _ bindings: CRUDBindings,
+                                                        _ body: @escaping () throws -> T) async throws -> T {
         let bounded = session.role == .reader
-        let run = { try self.call(body, on: session, after: bindings, cancellation) }
+        // The caller is suspended until `run` has run, here or on the session's queue.
+        nonisolated(unsafe) let run = { try self.call(body, on: session, after: bindings, cancellation) }
         guard bounded else {
             defer { pool.giveBack(session) }
             return try run()
@@ -341,7 +349,8 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     /// For a task running on `CRUDThreads`: runs `body` right here, where blocking is allowed. Only
     /// waiting for a busy connection suspends the task, so no thread of the library's sits blocked
     /// behind another task's transaction.
-    private func performInline<T>(_ access: CRUDAccess, _ cancellation: CRUDCancellation, _ body: () throws -> T) async throws -> T {
+    private nonisolated(nonsending) func performInline<T>(_ access: CRUDAccess, _ cancellation: CRUDCancellation,
+                                                          _ body: () throws -> T) async throws -> T {
         if let bound = boundSession() { return try bound.locked { try bound.running(cancellation, body) } }
         var slot = try pool.leaseNow(access)
         // Handed over while the task is suspended: held until it runs again.

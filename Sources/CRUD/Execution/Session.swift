@@ -195,12 +195,14 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     /// Runs `body` holding the gate: right here when `here` (the driver runs on callers' threads)
     /// and the gate is free at once, else as `perform(_:)` does, so that no thread of Swift's
     /// cooperative pool waits for another caller's statement.
-    func perform<T>(here: Bool, _ body: @escaping () throws -> T) async throws -> T {
+    nonisolated(nonsending) func perform<T>(here: Bool, _ body: @escaping () throws -> T) async throws -> T {
         if here, gate.tryLock() {
             // Given back before the task next suspends: a thread's hold is the thread's, not the task's.
             defer { gate.unlock() }
             return try body()
         }
+        // The caller is suspended until `body` has run on the queue.
+        nonisolated(unsafe) let body = body
         return try await perform(body)
     }
 

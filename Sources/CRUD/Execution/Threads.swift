@@ -101,7 +101,7 @@ enum CRUDCallerThread {
 
     /// Before a call runs on this thread: yields it when its turn is over.
     @inline(__always)
-    static func takeTurn() async {
+    nonisolated(nonsending) static func takeTurn() async {
         var now = timespec()
         #if os(Linux)
         clock_gettime(CLOCK_MONOTONIC_COARSE, &now)
