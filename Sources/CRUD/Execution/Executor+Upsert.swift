@@ -13,13 +13,12 @@ extension CRUDExecutor {
         guard !instances.isEmpty else { return 0 }
         let instances = A.crudStampedForInsert(instances)
         return try withSession(.write) { session in
-            let dialect = session.dialect
             let names = target.map { schema.columns[$0].name }
             // Found out before anything is written, and the same on every backend: the databases
             // tell a target that is not a key only by a general error code.
             let keys = try session.uniqueKeys(of: schema.name, exactly: names)
             guard !keys.isEmpty else { throw Self.conflictTargetNotUnique(A.self, names) }
-            guard dialect.upsertClause(target: names.map(dialect.quote), update: updated.map { dialect.quote(schema.columns[$0].name) }) != nil else {
+            guard upsertsNameTarget else {
                 return try session.transaction(.default) {
                     try insertOrUpdate(instances, target: target, keys: keys, updated: updated, in: session)
                 }
@@ -46,7 +45,7 @@ extension CRUDExecutor {
     /// without blocking, and its dialect names the conflict target (not MySQL's row-by-row
     /// upsert, which still runs on the connection's queue).
     var awaitsUpserts: Bool {
-        canAwaitServer(writing: .insert) && dialect.upsertClause(target: [dialect.quote("id")], update: []) != nil
+        canAwaitServer(writing: .insert) && upsertsNameTarget
     }
 
     /// `upsert(_:columns:)` awaiting the server, where `awaitsUpserts`: the table's keys read from

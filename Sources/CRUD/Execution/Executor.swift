@@ -55,6 +55,9 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     @usableFromInline let awaitsServer: Bool
     /// This database's use of the event loop its async reads wait on, where they do; ended at shutdown.
     let eventLoopUse: CRUDEventLoopUse?
+    /// Whether the dialect's upsert names its conflict target (`CRUDDialect.upsertClause` gives a
+    /// clause), so that an upsert is one statement a row; not MySQL's, which goes row by row.
+    let upsertsNameTarget: Bool
 
     /// For drivers: an executor over connections that `open` makes.
     /// - Parameters:
@@ -122,6 +125,8 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
         self.observation = observation
         self.dialect = dialect
         selectDialect = SelectCache.Dialect(dialect)
+        // A dialect's upsert clause is there or not whatever the columns: asked once, of any.
+        upsertsNameTarget = dialect.upsertClause(target: [dialect.quote("id")], update: []) != nil
         self.open = open
         self.peer = peer
         self.statementTimeout = statementTimeout

@@ -166,13 +166,18 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     /// order); empty when none is. Asked of the database once per session and table and columns.
     /// - Throws: `CRUDSQLExeError`.
     func uniqueKeys(of table: String, exactly columns: [String]) throws -> Set<String> {
-        if let found = foundKeys[[table] + columns.sorted()] { return found }
+        if let found = foundKeys(of: table, exactly: columns) { return found }
         return keys(of: table, exactly: columns, among: try connection.uniqueKeys(ofTable: table, using: catalog))
     }
 
     /// The keys found before of `table` made of exactly `columns`, if any were.
     func foundKeys(of table: String, exactly columns: [String]) -> Set<String>? {
-        foundKeys[[table] + columns.sorted()]
+        foundKeys[Self.foundKeysEntry(table, columns)]
+    }
+
+    /// Where `foundKeys` keeps the keys of `table` made of exactly `columns`, in any order.
+    private static func foundKeysEntry(_ table: String, _ columns: [String]) -> [String] {
+        [table] + columns.sorted()
     }
 
     /// Of `all` the unique keys of `table` (by name, as the driver reads them), those made of exactly
@@ -180,7 +185,7 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     func keys(of table: String, exactly columns: [String], among all: [String: Set<String>]) -> Set<String> {
         let wanted = Set(columns)
         let found = Set(all.filter { $0.value == wanted }.keys)
-        if !found.isEmpty { foundKeys[[table] + columns.sorted()] = found }
+        if !found.isEmpty { foundKeys[Self.foundKeysEntry(table, columns)] = found }
         return found
     }
 
