@@ -21,9 +21,13 @@ struct Options {
     var backends: Set<String> = ["sqlite", "postgres", "mysql"]
     /// How long the soak runs.
     var seconds = 600.0
+    /// How many times over task-lookups looks up the dataset's ids.
+    var repeats = 1
+    /// Whose lookups task-lookups runs: raw sqlite3's or CRUD's.
+    var lookupsOf = "crud"
 
     static let workloads = ["memory", "insert", "fetch", "lookup", "chain-lookup", "filtered", "join", "json", "pages", "generator", "concurrent", "observed",
-                            "scaling", "soak"]
+                            "scaling", "soak", "task-lookups"]
     static let usage = """
         USAGE: crud-bench [--n rows] [--rounds count] [--only workload,...] [--implementations name,...] [--backends name,...]
 
@@ -33,6 +37,11 @@ struct Options {
         soak runs alone, and only when named (--only soak): --seconds (default 600) of async lookups from 8
         tasks and single-row inserts from 2 on one pooled SQLite Database, in rounds of --n lookups and
         --n/10 inserts, printing resident memory and threads at each quarter.
+        task-lookups runs alone, and only when named (--only task-lookups): the concurrent workload's one
+        worker (SQLite lookups, each a read of its own) --repeats times over the dataset's --n/10 ids, for
+        --of crud (from a task, through the async API; the default) or raw (sqlite3 on one thread), once
+        and untimed: for counting instructions, the set-up cancelled by taking two counts' difference:
+        valgrind --tool=callgrind crud-bench --only task-lookups --n 10000 --repeats R --of crud.
         Implementations (SQLite): crud, crud-any (CRUD through AnyDatabase), grdb-record, grdb-codable (raw sqlite3 always runs, as the reference).
         Backends: sqlite, postgres, mysql (default all). PostgreSQL runs insert, fetch, lookup and concurrent
         against raw libpq on a throwaway server (initdb + pg_ctl; as root, run as the postgres user), and
@@ -67,6 +76,12 @@ struct Options {
             case "--seconds":
                 guard let parsed = Double(try value(argument)), parsed > 0 else { throw BenchError("--seconds takes a positive number") }
                 seconds = parsed
+            case "--repeats":
+                guard let parsed = Int(try value(argument)), parsed > 0 else { throw BenchError("--repeats takes a positive number") }
+                repeats = parsed
+            case "--of":
+                lookupsOf = try value(argument)
+                guard ["crud", "raw"].contains(lookupsOf) else { throw BenchError("--of takes crud or raw") }
             case "--implementations":
                 implementations = Set(try value(argument).split(separator: ",").map(String.init))
             case "-h", "--help":
@@ -157,7 +172,11 @@ func run(_ options: Options, implementations: Implementations) throws {
         try runSoak(options, directory: directory)
         return
     }
-    let selected = Options.workloads.filter { $0 != "soak" && options.only?.contains($0) ?? true }
+    if options.only?.contains("task-lookups") == true {
+        try runTaskLookups(options, directory: directory)
+        return
+    }
+    let selected = Options.workloads.filter { !["soak", "task-lookups"].contains($0) && options.only?.contains($0) ?? true }
     if selected.contains("memory"), options.backends.contains("sqlite") {
         try measureStreamingMemory(rows: max(options.rows, 1_000_000), directory: directory)
         if selected == ["memory"] { return }
@@ -517,6 +536,19 @@ do {
 } catch {
     FileHandle.standardError.write(Data("crud-bench: error: \(error)\n".utf8))
     exit(1)
+}
+
+/// Runs the concurrent workload's one worker's lookups `--repeats` times over, with raw sqlite3 or
+/// CRUD, and checks that every id was found.
+func runTaskLookups(_ options: Options, directory: URL) throws {
+    let dataset = Dataset(rows: options.rows)
+    let path = directory.appending(path: "read.sqlite").path
+    try BenchDatabase.fill(at: path, with: dataset)
+    let ids = Array(Array(repeating: dataset.lookupIds, count: options.repeats).joined())
+    let type: any BenchConcurrentImplementation.Type = options.lookupsOf == "raw" ? RawImplementation.self : CRUDImplementation.self
+    let checksum = try type.init(path: path).concurrentLookups([ids])
+    guard checksum.rows == ids.count else { throw BenchError("task-lookups: found \(checksum.rows) of \(ids.count) ids") }
+    print("crud-bench task-lookups: \(options.lookupsOf), \(ids.count) lookups, every id found")
 }
 
 /// Runs the soak and prints what it saw at each quarter of its time.
