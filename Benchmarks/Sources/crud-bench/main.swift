@@ -42,6 +42,7 @@ struct Options {
         --of crud (from a task, through the async API; the default) or raw (sqlite3 on one thread), once
         and untimed: for counting instructions, the set-up cancelled by taking two counts' difference:
         valgrind --tool=callgrind crud-bench --only task-lookups --n 10000 --repeats R --of crud.
+        With --backends postgres, the same on a throwaway PostgreSQL server (raw: libpq on one thread).
         Implementations (SQLite): crud, crud-any (CRUD through AnyDatabase), grdb-record, grdb-codable (raw sqlite3 always runs, as the reference).
         Backends: sqlite, postgres, mysql (default all). PostgreSQL runs insert, fetch, lookup and concurrent
         against raw libpq on a throwaway server (initdb + pg_ctl; as root, run as the postgres user), and
@@ -542,11 +543,32 @@ do {
 /// CRUD, and checks that every id was found.
 func runTaskLookups(_ options: Options, directory: URL) throws {
     let dataset = Dataset(rows: options.rows)
-    let path = directory.appending(path: "read.sqlite").path
-    try BenchDatabase.fill(at: path, with: dataset)
     let ids = Array(Array(repeating: dataset.lookupIds, count: options.repeats).joined())
-    let type: any BenchConcurrentImplementation.Type = options.lookupsOf == "raw" ? RawImplementation.self : CRUDImplementation.self
-    let checksum = try type.init(path: path).concurrentLookups([ids])
+    let raw = options.lookupsOf == "raw"
+    let checksum: Checksum
+    /// The lookups on `implementation`, their wall and CPU time (the process's threads) a lookup printed.
+    func timed(_ implementation: any BenchConcurrentImplementation) throws -> Checksum {
+        let cpuBefore = processCPUSeconds(), started = ContinuousClock.now
+        let checksum = try implementation.concurrentLookups([ids])
+        let wall = ContinuousClock.now - started, cpu = processCPUSeconds() - cpuBefore
+        let seconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
+        print(String(format: "  %.2f µs a lookup, %.2f µs of CPU", seconds * 1e6 / Double(ids.count), cpu * 1e6 / Double(ids.count)))
+        return checksum
+    }
+    if options.backends == ["postgres"] {
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let server = "postgresql://postgres:\(PostgresCluster.password)@127.0.0.1:\(cluster.port)/postgres"
+        let url = try readDatabase(["lookup"], RawPostgresImplementation.self, dataset: dataset,
+                                   create: { try PostgresBenchDatabase.create(server: server, schema: $0) })
+        let type: any BenchConcurrentImplementation.Type = raw ? RawPostgresImplementation.self : CRUDPostgresImplementation.self
+        checksum = try timed(type.init(path: url))
+    } else {
+        let path = directory.appending(path: "read.sqlite").path
+        try BenchDatabase.fill(at: path, with: dataset)
+        let type: any BenchConcurrentImplementation.Type = raw ? RawImplementation.self : CRUDImplementation.self
+        checksum = try timed(type.init(path: path))
+    }
     guard checksum.rows == ids.count else { throw BenchError("task-lookups: found \(checksum.rows) of \(ids.count) ids") }
     print("crud-bench task-lookups: \(options.lookupsOf), \(ids.count) lookups, every id found")
 }
@@ -563,6 +585,13 @@ func runSoak(_ options: Options, directory: URL) throws {
                      Double(residentBytes()) / 1_048_576, Double(crud_bench_heap_in_use()) / 1_048_576, threadCount(), found, stored))
     }
     print("  every lookup found its row; every insert is stored")
+}
+
+/// The CPU time the process's threads have used, user and system, in seconds.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
 
 /// How many threads the process has now (Linux: /proc/self/task).
