@@ -29,6 +29,7 @@ public final class SQLiteConnection: CRUDConnection {
 
     @_spi(CRUDDriver) public func interruptEnded() {
         interruptRequest.isRequested = false
+        interruptRequest.watchesTask = false
     }
 
     /// SQLite reads and writes a file: an async call runs its statements on its own thread.
@@ -39,12 +40,14 @@ public final class SQLiteConnection: CRUDConnection {
     /// lookup by key takes 10, a `LIKE` scan 4.3 a row and 0.48 ms per 50,000.
     static let boundedWorkBudget = 50
 
-    @_spi(CRUDDriver) public func beginBoundedWork() {
-        interruptRequest.budget = Self.boundedWorkBudget
+    @_spi(CRUDDriver) public func beginCallersWork(bounded: Bool) {
+        interruptRequest.watchesTask = true
+        if bounded { interruptRequest.budget = Self.boundedWorkBudget }
     }
 
-    @_spi(CRUDDriver) public func endBoundedWork() -> Bool {
+    @_spi(CRUDDriver) public func endCallersWork() -> Bool {
         defer {
+            interruptRequest.watchesTask = false
             interruptRequest.budget = -1
             interruptRequest.ranPastBudget = false
         }
@@ -274,13 +277,18 @@ public final class SQLiteConnection: CRUDConnection {
     }
 }
 
-/// Whether a connection's running statement must stop: asked by another thread (`isRequested`), or
-/// past the budget of a bounded call. `@unchecked Sendable`: `requested` is guarded by `lock` (set by
-/// the thread that cancels, read by the one running the statement); `budget` and `ranPastBudget` are
+/// Whether a connection's running statement must stop: asked by another thread (`isRequested`), by
+/// the cancellation of the task whose call runs it on its own thread, or past the budget of a
+/// bounded call. `@unchecked Sendable`: `requested` is guarded by `lock` (set by the thread that
+/// cancels, read by the one running the statement); `watchesTask`, `budget` and `ranPastBudget` are
 /// used only by the thread that uses the connection, the progress handler's.
 private final class InterruptRequest: @unchecked Sendable {
     private let lock = NSLock()
     private var requested = false
+    /// Whether the statements run in an async call's task, on its thread, and stop once it is
+    /// cancelled: the call installs no cancellation handler (whose record makes every executor hop
+    /// of the task take its status lock), so its statements look for themselves.
+    var watchesTask = false
     /// How many more calls of the progress handler a bounded call's statements may take; -1 unbounded.
     var budget = -1
     /// Whether the budget stopped a statement.
@@ -293,7 +301,7 @@ private final class InterruptRequest: @unchecked Sendable {
 
     /// Asked by the progress handler: whether the running statement must stop now.
     var mustStop: Bool {
-        if isRequested { return true }
+        if isRequested || watchesTask && withUnsafeCurrentTask(body: { $0?.isCancelled ?? false }) { return true }
         guard budget >= 0 else { return false }
         if budget == 0 {
             ranPastBudget = true

@@ -196,6 +196,39 @@ struct CancellationTests {
         _ = try db.withStatementTimeout(timeout) { try db.sql(sql, ConnectionNumber.self) }
     }
 
+    @Test("a task already cancelled runs nothing: its inserts, counts and lookups throw CancellationError on every kind of thread, and no row is stored",
+          arguments: Backend.all)
+    func cancelledTaskRunsNothing(_ backend: Backend) async throws {
+        try await cancelledTaskRunsNothing(backend.open())
+    }
+
+    /// On SQLite such a call runs on the task's own thread with no cancellation handler: the call
+    /// looks at its task before each statement.
+    func cancelledTaskRunsNothing<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
+        let db = Database(configuration: configuration)
+        try await db.create(Course.self, policy: .dropTable)
+        try await db.table(Course.self).insert(Course(id: 1, title: "stored before"))
+        let byID = try db.table(Course.self).prepared(matching: \.id)
+        for place in Place.allCases {
+            let outcomes = try await Self.startTask(on: place) { () async -> [String: Result<Int, any Error>] in
+                func outcome(_ call: () async throws -> Int) async -> Result<Int, any Error> {
+                    do { return .success(try await call()) } catch { return .failure(error) }
+                }
+                withUnsafeCurrentTask { $0?.cancel() }
+                return [
+                    "insert": await outcome { try await db.table(Course.self).insert(Course(id: 2, title: "never stored")); return 0 },
+                    "count": await outcome { try await db.table(Course.self).count() },
+                    "lookup": await outcome { try await byID.first(1)?.id ?? 0 },
+                ]
+            }.value
+            for (call, outcome) in outcomes.sorted(by: { $0.key < $1.key }) {
+                #expect(throws: CancellationError.self, "\(call) on \(place)") { try outcome.get() }
+            }
+        }
+        #expect(try await db.table(Course.self).select().map(\.id) == [1])
+        try await db.shutdown()
+    }
+
     @Test("a statement cancelled inside a transaction rolls the transaction back, and the next one commits", arguments: Backend.all)
     func cancellingRollsTheTransactionBack(_ backend: Backend) async throws {
         try await cancellingRollsTheTransactionBack(backend.open(), backend)

@@ -41,8 +41,8 @@ public final class AnyCRUDConnection: CRUDConnection {
     @_spi(CRUDDriver) public nonisolated(nonsending) func prepareOwnedAwaiting(_ sql: String) async throws -> AnyCRUDStatement {
         AnyCRUDStatement(try await base.prepareOwnedAwaiting(sql))
     }
-    @_spi(CRUDDriver) public func beginBoundedWork() { base.beginBoundedWork() }
-    @_spi(CRUDDriver) public func endBoundedWork() -> Bool { base.endBoundedWork() }
+    @_spi(CRUDDriver) public func beginCallersWork(bounded: Bool) { base.beginCallersWork(bounded: bounded) }
+    @_spi(CRUDDriver) public func endCallersWork() -> Bool { base.endCallersWork() }
     public func insertReturned(id: Int64) { base.insertReturned(id: id) }
 
     @_spi(CRUDDriver) public func lastInsertId(using runner: some CRUDCatalogRunner<AnyCRUDStatement>) throws -> Int? {

@@ -152,7 +152,9 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
 
     /// Whether the driver's statements wait only on local work (a file), never on a network: an
     /// async call then runs them on its own thread when a connection is free at once, rather than
-    /// hopping to the connection's queue and back (SQLite). The default, for servers, is `false`.
+    /// hopping to the connection's queue and back (SQLite). Such a driver stops a statement of a
+    /// caller's work once the caller's task is cancelled (`beginCallersWork(bounded:)`). The
+    /// default, for servers, is `false`.
     @_spi(CRUDDriver) var runsOnCallersThread: Bool { get }
 
     /// Whether the async `execute(_:)` waits for the server on events (`CRUDEventLoop`) rather than
@@ -184,14 +186,16 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// - Throws: `CRUDSQLExeError` when a statement of `sql` fails or the connection is lost.
     @_spi(CRUDDriver) nonisolated(nonsending) func execute(_ sql: String) async throws
 
-    /// Bounds the work of the statements that run from now on, for a call on a caller's thread
-    /// (`runsOnCallersThread`): one that runs past the driver's budget fails as interrupted, and
-    /// `endBoundedWork()` then says so. The default bounds nothing.
-    @_spi(CRUDDriver) func beginBoundedWork()
+    /// The statements that run from now on are an async call's, run on its own thread, in its task
+    /// (`runsOnCallersThread`): one that runs while the task is cancelled fails as interrupted, as
+    /// after `interrupt()`, until `interruptEnded()` or `endCallersWork()`; when `bounded`, one that
+    /// runs past the driver's budget fails as interrupted too, and `endCallersWork()` then says so.
+    /// The default does neither.
+    @_spi(CRUDDriver) func beginCallersWork(bounded: Bool)
 
-    /// Ends the bound `beginBoundedWork()` began; `true` when it stopped a statement. By the
-    /// thread that uses the connection.
-    @_spi(CRUDDriver) func endBoundedWork() -> Bool
+    /// Ends what `beginCallersWork(bounded:)` began; `true` when the budget stopped a statement. By
+    /// the thread that uses the connection.
+    @_spi(CRUDDriver) func endCallersWork() -> Bool
 
     /// Told the id of each row a chain insert returned (in its `RETURNING`, while observers are
     /// attached), in order: where the driver cannot learn `lastInsertId` of such a statement itself
@@ -234,8 +238,8 @@ extension CRUDConnection {
     private static func cannotAwait(_ sql: String) -> CRUDSQLExeError {
         CRUDSQLExeError("\(Self.self) cannot run a statement without blocking (its executesWithoutBlocking is false)", sql: sql)
     }
-    @_spi(CRUDDriver) public func beginBoundedWork() {}
-    @_spi(CRUDDriver) public func endBoundedWork() -> Bool { false }
+    @_spi(CRUDDriver) public func beginCallersWork(bounded: Bool) {}
+    @_spi(CRUDDriver) public func endCallersWork() -> Bool { false }
     @_spi(CRUDDriver) public func takeOpeningStatements() -> [String] { [] }
 
     /// The columns of a table as the database declares them, in table order, or `nil` when the

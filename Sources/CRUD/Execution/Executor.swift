@@ -256,25 +256,33 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     ///
     /// Cancelling the task stops `body`'s running statement (`CRUDCancellation`), as does the
     /// statement timeout; `body` then throws `CancellationError`, or `CRUDSQLExeError` of kind
-    /// `.timedOut`.
+    /// `.timedOut`. Where `body` runs off the task's thread (on a session's queue, or a server's
+    /// blocking call), a cancellation handler interrupts it (`interruptible`); where it runs on the
+    /// task's own thread, the driver's statements and the cancellation look at the task themselves.
     ///
     /// It and the async frames it calls run on their caller's executor (`nonisolated(nonsending)`):
     /// the public async call that calls it has left any actor already, and each hop between two
-    /// nonisolated frames asks the task's preferred executor, which under the cancellation handler
+    /// nonisolated frames asks the task's preferred executor, which under a cancellation handler
     /// takes the task's status lock (about 1,500 instructions of a SQLite lookup's 18,800).
     @usableFromInline
     nonisolated(nonsending) func perform<T>(_ access: CRUDAccess, _ body: @escaping () throws -> T) async throws -> T {
         // The boundary (`reporting`), written out: a call's every async frame costs it time.
         do {
             let bindings = CRUDBindings.current
-            let cancellation = CRUDCancellation(timeout: statementTimeout(in: bindings))
-            return try await withTaskCancellationHandler {
-                try await performOnSession(access, bindings, cancellation, body)
-            } onCancel: {
-                cancellation.cancel(.cancelled)
-            }
+            return try await performOnSession(access, bindings, CRUDCancellation(timeout: statementTimeout(in: bindings)), body)
         } catch let error as any CRUDReportableError where !error.isReported {
             throw report(error)
+        }
+    }
+
+    /// Runs `part`, the part of a call that may run off its task's thread, under a cancellation
+    /// handler: cancelling the task interrupts the statement it runs there.
+    private nonisolated(nonsending) func interruptible<T>(_ cancellation: CRUDCancellation,
+                                                          _ part: nonisolated(nonsending) () async throws -> T) async throws -> T {
+        try await withTaskCancellationHandler {
+            try await part()
+        } onCancel: {
+            cancellation.cancel(.cancelled)
         }
     }
 
@@ -283,30 +291,39 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     private nonisolated(nonsending) func performOnSession<T>(_ access: CRUDAccess, _ bindings: CRUDBindings,
                                                              _ cancellation: CRUDCancellation,
                                                              _ body: @escaping () throws -> T) async throws -> T {
-        if CRUDThreadMarker.isMarked { return try await performInline(access, cancellation, body) }
+        if CRUDThreadMarker.isMarked {
+            guard runsOnCallersThread else { return try await interruptible(cancellation) { try await performInline(access, cancellation, body) } }
+            return try await performInline(access, cancellation, body)
+        }
         if runsOnCallersThread { await CRUDCallerThread.takeTurn() }
         // The caller is suspended until `body` has run, and what `body` captures (a query's plan, a
         // copy of the caller's model values) is used by nothing else meanwhile.
         nonisolated(unsafe) let body = body
         if let bound = boundSession(in: bindings) {
-            return try await bound.perform(here: runsOnCallersThread) {
-                try CRUDBindings.$current.withValue(bindings) { try bound.running(cancellation, body) }
+            return try await interruptible(cancellation) {
+                try await bound.perform(here: runsOnCallersThread) {
+                    try CRUDBindings.$current.withValue(bindings) { try bound.running(cancellation, body) }
+                }
             }
         }
         if runsOnCallersThread, let slot = try pool.leaseNow(access) {
             let session = typed(slot)
             guard session.role == .single else { return try await performHere(session, cancellation, bindings, body) }
             // Shared by every caller: here if no other holds it now, else on its queue.
-            return try await session.perform(here: true) { try self.call(body, on: session, after: bindings, cancellation) }
+            return try await interruptible(cancellation) {
+                try await session.perform(here: true) { try self.call(body, on: session, after: bindings, cancellation) }
+            }
         }
         nonisolated(unsafe) let job = instruments?.carryingContext(body) ?? body
-        return try await pool.run(access) { slot in
-            let session = self.typed(slot)
-            // Given back on the queue, the moment the work is done: waiting until this task runs again
-            // would keep the connection from everyone else for as long as Swift's cooperative pool is
-            // busy (with blocking work of the app's, that can be seconds).
-            defer { self.pool.giveBack(session) }
-            return try session.locked { try self.call(job, on: session, after: bindings, cancellation) }
+        return try await interruptible(cancellation) {
+            try await pool.run(access) { slot in
+                let session = self.typed(slot)
+                // Given back on the queue, the moment the work is done: waiting until this task runs again
+                // would keep the connection from everyone else for as long as Swift's cooperative pool is
+                // busy (with blocking work of the app's, that can be seconds).
+                defer { self.pool.giveBack(session) }
+                return try session.locked { try self.call(job, on: session, after: bindings, cancellation) }
+            }
         }
     }
 
@@ -317,54 +334,63 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     }
 
     /// Runs `body` on `session`, leased at once, right here on the caller's thread, where the
-    /// driver runs on callers' threads, and gives the session back. A reader's statements are
-    /// bounded: a read that runs past the driver's budget stops and runs again from the start on the
-    /// session's queue, so long reads do not hold Swift's cooperative threads (the writer is one
-    /// connection, so writes hold at most one of them).
+    /// driver runs on callers' threads, and gives the session back; its statements stop once the
+    /// task is cancelled. A reader's statements are bounded: a read that runs past the driver's
+    /// budget stops and runs again from the start on the session's queue, so long reads do not hold
+    /// Swift's cooperative threads (the writer is one connection, so writes hold at most one of them).
     private nonisolated(nonsending) func performHere<T>(_ session: Session, _ cancellation: CRUDCancellation,
                                                         _ bindings: CRUDBindings,
                                                         _ body: @escaping () throws -> T) async throws -> T {
-        let bounded = session.role == .reader
         // The caller is suspended until `run` has run, here or on the session's queue.
         nonisolated(unsafe) let run = { try self.call(body, on: session, after: bindings, cancellation) }
-        guard bounded else {
-            defer { pool.giveBack(session) }
-            return try run()
-        }
-        session.connection.beginBoundedWork()
+        cancellation.watchesTask = true
+        session.connection.beginCallersWork(bounded: session.role == .reader)
         do {
             let result = try run()
-            _ = session.connection.endBoundedWork()
+            _ = session.connection.endCallersWork()
             pool.giveBack(session)
             return result
         } catch {
-            guard session.connection.endBoundedWork() else {
+            guard session.connection.endCallersWork() else {
                 pool.giveBack(session)
                 throw error
             }
         }
         // A read has no effects: what ran of it here is simply run again, and the session given back
         // on its queue as soon as it is done.
-        return try await session.perform {
-            defer { self.pool.giveBack(session) }
-            return try run()
+        cancellation.watchesTask = false
+        return try await interruptible(cancellation) {
+            try await session.perform {
+                defer { self.pool.giveBack(session) }
+                return try run()
+            }
         }
     }
 
     /// For a task running on `CRUDThreads`: runs `body` right here, where blocking is allowed. Only
     /// waiting for a busy connection suspends the task, so no thread of the library's sits blocked
-    /// behind another task's transaction.
+    /// behind another task's transaction. A driver that runs on callers' threads stops the
+    /// statements once the task is cancelled; the others' are interrupted by the caller's handler.
     private nonisolated(nonsending) func performInline<T>(_ access: CRUDAccess, _ cancellation: CRUDCancellation,
                                                           _ body: () throws -> T) async throws -> T {
-        if let bound = boundSession() { return try bound.locked { try bound.running(cancellation, body) } }
+        if let bound = boundSession() { return try bound.locked { try runInline(body, on: bound, cancellation) } }
         var slot = try pool.leaseNow(access)
         // Handed over while the task is suspended: held until it runs again.
         if slot == nil { slot = try await pool.lease(access, hold: .acrossSuspension) }
         let session = typed(slot!)
         defer { pool.giveBack(session) }
         return try CRUDBindings.$current.withValue(binding(session)) {
-            session.role == .single ? try session.locked { try session.running(cancellation, body) } : try session.running(cancellation, body)
+            session.role == .single ? try session.locked { try runInline(body, on: session, cancellation) } : try runInline(body, on: session, cancellation)
         }
+    }
+
+    /// Runs `body` under `cancellation` on `session`, which the caller holds, on the task's thread.
+    private func runInline<T>(_ body: () throws -> T, on session: Session, _ cancellation: CRUDCancellation) throws -> T {
+        guard runsOnCallersThread else { return try session.running(cancellation, body) }
+        cancellation.watchesTask = true
+        session.connection.beginCallersWork(bounded: false)
+        defer { _ = session.connection.endCallersWork() }
+        return try session.running(cancellation, body)
     }
 
     // MARK: - Children
