@@ -341,12 +341,10 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     private nonisolated(nonsending) func performHere<T>(_ session: Session, _ cancellation: CRUDCancellation,
                                                         _ bindings: CRUDBindings,
                                                         _ body: @escaping () throws -> T) async throws -> T {
-        // The caller is suspended until `run` has run, here or on the session's queue.
-        nonisolated(unsafe) let run = { try self.call(body, on: session, after: bindings, cancellation) }
         cancellation.watchesTask = true
         session.connection.beginCallersWork(bounded: session.role == .reader)
         do {
-            let result = try run()
+            let result = try call(body, on: session, after: bindings, cancellation)
             _ = session.connection.endCallersWork()
             pool.giveBack(session)
             return result
@@ -357,12 +355,13 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
             }
         }
         // A read has no effects: what ran of it here is simply run again, and the session given back
-        // on its queue as soon as it is done.
+        // on its queue as soon as it is done. The caller is suspended until then.
         cancellation.watchesTask = false
+        nonisolated(unsafe) let body = body
         return try await interruptible(cancellation) {
             try await session.perform {
                 defer { self.pool.giveBack(session) }
-                return try run()
+                return try self.call(body, on: session, after: bindings, cancellation)
             }
         }
     }
