@@ -301,7 +301,7 @@ private final class InterruptRequest: @unchecked Sendable {
 
     /// Asked by the progress handler: whether the running statement must stop now.
     var mustStop: Bool {
-        if isRequested || watchesTask && withUnsafeCurrentTask(body: { $0?.isCancelled ?? false }) { return true }
+        if isRequested || watchesTask && Task.isCancelled { return true }
         guard budget >= 0 else { return false }
         if budget == 0 {
             ranPastBudget = true

@@ -124,7 +124,7 @@ final class CRUDCancellation: @unchecked Sendable {
     /// Called holding `lock`, on the thread running the call: a call that `watchesTask` is
     /// cancelled once its task is (the running statement stops by itself).
     private func noteTaskCancellation() {
-        if watchesTask, reason == nil, withUnsafeCurrentTask(body: { $0?.isCancelled ?? false }) { reason = .cancelled }
+        if watchesTask, reason == nil, Task.isCancelled { reason = .cancelled }
     }
 
     /// What a statement of the call that failed with `error` throws: the cancellation's error if

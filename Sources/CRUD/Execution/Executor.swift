@@ -341,8 +341,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     private nonisolated(nonsending) func performHere<T>(_ session: Session, _ cancellation: CRUDCancellation,
                                                         _ bindings: CRUDBindings,
                                                         _ body: @escaping () throws -> T) async throws -> T {
-        cancellation.watchesTask = true
-        session.connection.beginCallersWork(bounded: session.role == .reader)
+        beginCallersWork(on: session, cancellation, bounded: session.role == .reader)
         do {
             let result = try call(body, on: session, after: bindings, cancellation)
             _ = session.connection.endCallersWork()
@@ -386,10 +385,18 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     /// Runs `body` under `cancellation` on `session`, which the caller holds, on the task's thread.
     private func runInline<T>(_ body: () throws -> T, on session: Session, _ cancellation: CRUDCancellation) throws -> T {
         guard runsOnCallersThread else { return try session.running(cancellation, body) }
-        cancellation.watchesTask = true
-        session.connection.beginCallersWork(bounded: false)
+        beginCallersWork(on: session, cancellation, bounded: false)
         defer { _ = session.connection.endCallersWork() }
         return try session.running(cancellation, body)
+    }
+
+    /// The call's statements on `session` from now on are its task's work on the task's own thread:
+    /// the driver stops them once the task is cancelled (`beginCallersWork(bounded:)`, bounded too
+    /// when `bounded`), and `cancellation` looks at the task; both or neither, or a cancelled task's
+    /// call would go on or fail unexplained. The connection's `endCallersWork()` ends it.
+    private func beginCallersWork(on session: Session, _ cancellation: CRUDCancellation, bounded: Bool) {
+        cancellation.watchesTask = true
+        session.connection.beginCallersWork(bounded: bounded)
     }
 
     // MARK: - Children
