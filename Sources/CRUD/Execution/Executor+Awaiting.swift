@@ -75,7 +75,7 @@ extension CRUDExecutor {
     /// - Throws: `CRUDSQLExeError`; what the closures throw.
     @inlinable
     nonisolated(nonsending) func query<T>(kept slot: CRUDStatementSlot, _ sql: String, bind: (inout Connection.Statement) throws -> Void,
-                                          read: (Connection.Statement) throws -> T) async throws -> T {
+                  read: (Connection.Statement) throws -> T) async throws -> T {
         try await awaiting(.read) { session in try await session.withOwnedStatement(slot, sql, bind: bind, read: read) }
     }
 
@@ -136,9 +136,8 @@ extension CRUDExecutor {
     /// for a plan that joins, each join's children first.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError` naming the model.
     @inlinable
-    nonisolated(nonsending) func readRows<Model: CRUDModel>(of plan: CRUDQueryPlan,
-                                                            _ query: (sql: String, parameters: [CRUDDatabaseValue]),
-                                                            limit: CRUDQueryPlan.Limit?, on session: CRUDSession<Connection>) async throws -> [Model] {
+    nonisolated(nonsending) func readRows<Model: CRUDModel>(of plan: CRUDQueryPlan, _ query: (sql: String, parameters: [CRUDDatabaseValue]),
+                                    limit: CRUDQueryPlan.Limit?, on session: CRUDSession<Connection>) async throws -> [Model] {
         guard !plan.isJoinFree else { return try await session.withStatement(query.sql, query.parameters, read: Self.readAll) }
         let joins = try await preloadedChildren(plan, limit: limit, on: session)
         return try await session.withStatement(query.sql, query.parameters, read: { try Self.readAll($0, joins: joins) })
@@ -181,9 +180,9 @@ extension CRUDExecutor {
     /// id observers need is result column `idColumn`.
     /// - Throws: `CRUDSQLExeError`, `CRUDEncoderError`; what the closures throw.
     nonisolated(nonsending) func write(_ kind: CRUDChangeKind, on schema: CRUDTableSchema, columns: () throws -> [Int]? = { nil },
-                                       plan: (CRUDChangeCapture, _ columns: [Int]?) throws -> CRUDStatementPlan,
-                                       bind: (inout Connection.Statement, _ columns: [Int]?) throws -> Void = { _, _ in },
-                                       idColumn: Int = 0, row: (Connection.Statement) throws -> Void = { _ in }) async throws -> Int {
+               plan: (CRUDChangeCapture, _ columns: [Int]?) throws -> CRUDStatementPlan,
+               bind: (inout Connection.Statement, _ columns: [Int]?) throws -> Void = { _, _ in },
+               idColumn: Int = 0, row: (Connection.Statement) throws -> Void = { _ in }) async throws -> Int {
         try await awaiting(.write) { session in
             let columns = try columns()
             let capture = session.changeCapture(for: schema, writing: kind)
@@ -202,9 +201,9 @@ extension CRUDExecutor {
     /// - Throws: `CRUDSQLExeError`, `CRUDEncoderError`; what `row` throws.
     @inlinable
     nonisolated(nonsending) func insert<Model: CRUDModel>(_ instances: [Model], columns: () throws -> [Int]?, oneRowEach: Bool = false,
-                                                          plan: (CRUDChangeCapture, _ rows: Int, _ columns: [Int]?) throws -> CRUDStatementPlan,
-                                                          idColumn: Int = 0, returnsRows: Bool = false,
-                                                          row: (Connection.Statement) throws -> Void = { _ in }) async throws -> () throws -> Int? {
+                                  plan: (CRUDChangeCapture, _ rows: Int, _ columns: [Int]?) throws -> CRUDStatementPlan,
+                                  idColumn: Int = 0, returnsRows: Bool = false,
+                                  row: (Connection.Statement) throws -> Void = { _ in }) async throws -> () throws -> Int? {
         try await awaiting(.write) { session in
             let columns = Model.crudColumns(stamping: try columns(), for: .insert)
             guard !instances.isEmpty else { return { nil } }

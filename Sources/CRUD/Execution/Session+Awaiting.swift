@@ -44,7 +44,7 @@ extension CRUDSession {
     /// waits for the server, and `read` reads the rows.
     @inlinable
     nonisolated(nonsending) func withOwnedStatement<T>(_ slot: CRUDStatementSlot, _ sql: String, bind: (inout Connection.Statement) throws -> Void,
-                                                       read: (Connection.Statement) throws -> T) async throws -> T {
+                               read: (Connection.Statement) throws -> T) async throws -> T {
         try await measured(sql) {
             let statement = try await startOwnedAwaiting(slot, sql)
             let result: T
@@ -67,8 +67,8 @@ extension CRUDSession {
     /// server, and `read` reads the rows.
     @usableFromInline
     nonisolated(nonsending) func withStatement<T>(_ sql: String, _ parameters: [CRUDDatabaseValue], firstParameter: Int = 0,
-                                                  bind: (inout Connection.Statement) throws -> Void = { _ in },
-                                                  read: (Connection.Statement) throws -> T) async throws -> T {
+                          bind: (inout Connection.Statement) throws -> Void = { _ in },
+                          read: (Connection.Statement) throws -> T) async throws -> T {
         try await measured(sql) {
             let statement = try await preparedAwaiting(sql, parameters, firstParameter: firstParameter)
             defer { connection.release(statement) }
