@@ -88,22 +88,13 @@ extension CRUDSession {
     }
 
     /// `startOwned(_:_:)` preparing a statement the connection does not keep yet without blocking.
-    /// Inlinable, as `startOwned` is: unspecialized, finding the kept statement asked the runtime
-    /// for its generic types' metadata, 820 instructions of a PostgreSQL lookup.
     /// - Throws: `CRUDSQLExeError`.
-    @inlinable
+    @usableFromInline
     nonisolated(nonsending) func startOwnedAwaiting(_ slot: CRUDStatementSlot, _ sql: String) async throws -> Connection.Statement {
         try await ensureUsableAwaiting()
         _ = try startRun(sql, ending: false)
         if let kept = keptStatement(slot) { return kept }
-        return try await keepPreparedAwaiting(sql, for: slot)
-    }
-
-    /// `sql` prepared without blocking, and kept for `slot`.
-    /// - Throws: `CRUDSQLExeError`.
-    @usableFromInline
-    nonisolated(nonsending) func keepPreparedAwaiting(_ sql: String, for slot: CRUDStatementSlot) async throws -> Connection.Statement {
-        keep(try await connection.prepareOwnedAwaiting(sql), for: slot)
+        return keep(try await connection.prepareOwnedAwaiting(sql), for: slot)
     }
 
     /// `prepared(_:_:firstParameter:)` preparing a statement the connection's cache lacks without blocking.
