@@ -6,8 +6,7 @@ extension CRUDSession {
     /// `running(_:_:)` for a call that suspends while its statements run; `reading` when the call
     /// only reads.
     /// - Throws: what `body` throws; the cancellation's error for a call cancelled before it started.
-    nonisolated(nonsending) func running<T>(_ cancellation: CRUDCancellation, reading: Bool = false,
-                                            _ body: nonisolated(nonsending) () async throws -> T) async throws -> T {
+    func running<T>(_ cancellation: CRUDCancellation, reading: Bool = false, _ body: () async throws -> T) async throws -> T {
         let outer = try enter(cancellation)
         let outerReads = callReads
         callReads = reading
@@ -24,7 +23,7 @@ extension CRUDSession {
 
     /// `measured(_:ending:_:)` for a statement whose answer the task awaits.
     @inlinable
-    nonisolated(nonsending) func measured<T>(_ sql: String, ending: Bool = false, _ body: nonisolated(nonsending) () async throws -> T) async throws -> T {
+    func measured<T>(_ sql: String, ending: Bool = false, _ body: () async throws -> T) async throws -> T {
         let cancellation = ending ? nil : cancellation
         try cancellation?.check()
         let started = CRUDLogging.statementStarts()
@@ -43,7 +42,7 @@ extension CRUDSession {
     /// `withOwnedStatement(_:_:_:)` awaiting the answer: `bind` binds this run's values, the task
     /// waits for the server, and `read` reads the rows.
     @inlinable
-    nonisolated(nonsending) func withOwnedStatement<T>(_ slot: CRUDStatementSlot, _ sql: String, bind: (inout Connection.Statement) throws -> Void,
+    func withOwnedStatement<T>(_ slot: CRUDStatementSlot, _ sql: String, bind: (inout Connection.Statement) throws -> Void,
                                read: (Connection.Statement) throws -> T) async throws -> T {
         try await measured(sql) {
             let statement = try await startOwnedAwaiting(slot, sql)
@@ -66,7 +65,7 @@ extension CRUDSession {
     /// `parameters` from `firstParameter` on and the caller's values with `bind`, waits for the
     /// server, and `read` reads the rows.
     @usableFromInline
-    nonisolated(nonsending) func withStatement<T>(_ sql: String, _ parameters: [CRUDDatabaseValue], firstParameter: Int = 0,
+    func withStatement<T>(_ sql: String, _ parameters: [CRUDDatabaseValue], firstParameter: Int = 0,
                           bind: (inout Connection.Statement) throws -> Void = { _ in },
                           read: (Connection.Statement) throws -> T) async throws -> T {
         try await measured(sql) {
@@ -90,7 +89,7 @@ extension CRUDSession {
     /// `startOwned(_:_:)` preparing a statement the connection does not keep yet without blocking.
     /// - Throws: `CRUDSQLExeError`.
     @usableFromInline
-    nonisolated(nonsending) func startOwnedAwaiting(_ slot: CRUDStatementSlot, _ sql: String) async throws -> Connection.Statement {
+    func startOwnedAwaiting(_ slot: CRUDStatementSlot, _ sql: String) async throws -> Connection.Statement {
         try await ensureUsableAwaiting()
         _ = try startRun(sql, ending: false)
         if let kept = keptStatement(slot) { return kept }
@@ -100,8 +99,7 @@ extension CRUDSession {
     /// `prepared(_:_:firstParameter:)` preparing a statement the connection's cache lacks without blocking.
     /// - Throws: `CRUDSQLExeError`, `CRUDEncoderError`.
     @usableFromInline
-    nonisolated(nonsending) func preparedAwaiting(_ sql: String, _ parameters: [CRUDDatabaseValue],
-                                                  firstParameter: Int = 0) async throws -> Connection.Statement {
+    func preparedAwaiting(_ sql: String, _ parameters: [CRUDDatabaseValue], firstParameter: Int = 0) async throws -> Connection.Statement {
         try await ensureUsableAwaiting()
         try startPreparing(sql)
         return try binding(parameters, from: firstParameter, to: try await connection.prepareAwaiting(sql))
@@ -113,7 +111,7 @@ extension CRUDSession {
     /// `startRun` checks after it then finds nothing to do.
     /// - Throws: as `ensureUsable()`.
     @usableFromInline
-    nonisolated(nonsending) func ensureUsableAwaiting() async throws {
+    func ensureUsableAwaiting() async throws {
         guard transactionDepth == 0, probeBeforeUse || !connection.isUsable else { return }
         if probeBeforeUse {
             probeBeforeUse = false
@@ -130,7 +128,7 @@ extension CRUDSession {
     /// `uniqueKeys(of:exactly:)` reading the catalog awaiting the server (`CRUDAwaitingCatalog`); a
     /// driver whose read is not one statement reads it as the synchronous form does.
     /// - Throws: `CRUDSQLExeError`.
-    nonisolated(nonsending) func uniqueKeysAwaiting(of table: String, exactly columns: [String]) async throws -> Set<String> {
+    func uniqueKeysAwaiting(of table: String, exactly columns: [String]) async throws -> Set<String> {
         if let found = foundKeys(of: table, exactly: columns) { return found }
         let catalog = CRUDAwaitingCatalog<Connection>()
         _ = try connection.uniqueKeys(ofTable: table, using: catalog)
@@ -144,7 +142,7 @@ extension CRUDSession {
 
     /// `run(_:ending:)` awaiting the answer.
     /// - Throws: `CRUDSQLExeError`.
-    nonisolated(nonsending) func run(_ sql: String, ending: Bool = false) async throws {
+    func run(_ sql: String, ending: Bool = false) async throws {
         try await measured(sql, ending: ending) {
             if !ending { try await ensureUsableAwaiting() }
             let start = try startRun(sql, ending: ending)
@@ -159,14 +157,14 @@ extension CRUDSession {
 
     /// `begin(_:)` awaiting the server.
     /// - Throws: as `begin(_:)`.
-    nonisolated(nonsending) func begin(_ mode: TransactionMode) async throws {
+    func begin(_ mode: TransactionMode) async throws {
         try await run(try beginning(mode))
         began()
     }
 
     /// `commit()` awaiting the server.
     /// - Throws: as `commit()`.
-    nonisolated(nonsending) func commit() async throws {
+    func commit() async throws {
         try await run(try committing())
         committed()
     }
@@ -175,7 +173,7 @@ extension CRUDSession {
     /// savepoint inside one, committed when it returns and rolled back when it throws.
     /// - Throws: what `body` throws; `CRUDSQLExeError` when the transaction cannot begin or commit.
     @usableFromInline
-    nonisolated(nonsending) func transaction<T>(_ mode: TransactionMode, _ body: nonisolated(nonsending) () async throws -> T) async throws -> T {
+    func transaction<T>(_ mode: TransactionMode, _ body: () async throws -> T) async throws -> T {
         try await begin(mode)
         do {
             let result = try await body()
@@ -188,7 +186,7 @@ extension CRUDSession {
     }
 
     /// `rollBack()` awaiting the server.
-    nonisolated(nonsending) func rollBack() async {
+    func rollBack() async {
         do {
             for sql in rollingBack() { try await run(sql, ending: true) }
         } catch {
@@ -200,7 +198,7 @@ extension CRUDSession {
     /// call that only reads, outside a transaction, may share a server connection.
     /// - Throws: `CRUDSQLExeError`.
     @usableFromInline
-    nonisolated(nonsending) func execute(_ statement: Connection.Statement) async throws {
+    func execute(_ statement: Connection.Statement) async throws {
         try await connection.execute(statement, reading: callReads && transactionDepth == 0)
     }
 }
