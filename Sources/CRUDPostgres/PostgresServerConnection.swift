@@ -46,7 +46,9 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
     var watched = false
     /// Whether libpq holds output it could not send yet.
     var flushPending = false
-    /// Whether an answer was left half read: it is reset before its next use.
+    /// Whether it connects again before its next use: an answer was left half read, or (shared) the
+    /// server failed a read with a connection-class error (its session terminated, the server
+    /// shutting down), so it takes no more reads.
     var broken = false
     /// How long a reconnect without blocking waits for the server at each step, as libpq's
     /// `connect_timeout` bounds a blocking one (at least 2 s, as libpq takes it); `nil`: no limit.

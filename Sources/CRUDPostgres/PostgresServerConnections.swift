@@ -319,6 +319,12 @@ final class PostgresServerConnections: @unchecked Sendable {
         while !queued.isEmpty, let server = readTarget() {
             if let failed = send(queued.removeFirst(), on: server) { resumed.append(failed) }
         }
+        if !queued.isEmpty, !readsHaveServer {
+            // Nothing would send them: their callers hold server connections, which connect again.
+            let callers = queued.compactMap(\.task)
+            queued.removeAll()
+            resumed.append { for task in callers { task.resume(returning: nil) } }
+        }
         return resumed
     }
 
@@ -326,7 +332,13 @@ final class PostgresServerConnections: @unchecked Sendable {
 
     /// Called under `lock`: whether `server` takes reads now.
     private func takesReads(_ server: PostgresServerConnection) -> Bool {
-        server.owner == nil && server.reservedFor == nil && server.isWorking
+        server.owner == nil && server.reservedFor == nil && server.isWorking && !server.broken
+    }
+
+    /// Called under `lock`: whether a read can wait for a server connection: one takes reads, or
+    /// will once its holder lets it go. Otherwise the read's caller holds one, which connects again.
+    private var readsHaveServer: Bool {
+        servers.contains { $0.owner != nil || $0.reservedFor != nil || ($0.isWorking && !$0.broken) }
     }
 
     /// Called under `lock`: of the server connections that take reads, the first with fewer than
@@ -357,7 +369,7 @@ final class PostgresServerConnections: @unchecked Sendable {
             reads += 1
             let read = PostgresRead(serial: reads, session: session, statement: statement, command: statement.sql, task: task)
             // A held server connection's status is its holder's to read; held, it will take reads again.
-            guard servers.contains(where: { $0.owner != nil || $0.reservedFor != nil || $0.isWorking }) else {
+            guard readsHaveServer else {
                 lock.unlock()
                 return task.resume(returning: nil)
             }
@@ -563,6 +575,9 @@ final class PostgresServerConnections: @unchecked Sendable {
         // The statement is not prepared there (the server connection was replaced underneath): it
         // is prepared again at its next use there.
         if state == "26000" { read.statement?.forgetPreparation(on: server) }
+        // The server ends this session: the reads behind this one were aborted with it, and it
+        // takes no more until it connects again.
+        if PostgresState.kind(of: state) == .connectionLost { server.broken = true }
         guard let task = read.task else {
             PQclear(read.answer)
             return nil
@@ -576,13 +591,14 @@ final class PostgresServerConnections: @unchecked Sendable {
             again.aborted = false
             again.retries += 1
             guard let target = readTarget() else {
+                guard readsHaveServer else { return { task.resume(returning: nil) } }
                 queued.append(again)
                 return nil
             }
             return send(again, on: target)
         }
         guard read.answer != nil || !read.aborted else {
-            let error = server.isWorking
+            let error = server.isWorking && !server.broken
                 ? CRUDSQLExeError("the read did not run: reads sent with it failed, \(read.retries + 1) times", sql: read.command)
                 : Self.lost(server, sql: read.command)
             return { task.resume(throwing: error) }

@@ -180,7 +180,7 @@ struct SharedServerConnectionTests {
         try await admin.shutdown()
     }
 
-    @Test("server connections ended under 16 reading tasks: each read returns its row or fails as .connectionLost, and reads work again after",
+    @Test("server connections ended twice under 16 reading tasks: each read returns its row or fails as .connectionLost, and reads work again after",
           .timeLimit(.minutes(1)))
     func lostUnderReaders() async throws {
         let (db, admin, name) = try await open(sessions: 16, servers: 2, courses: 100)
@@ -204,9 +204,12 @@ struct SharedServerConnectionTests {
             }
         }
         _ = await outcomes.wait { $0.count >= 200 }
-        try await admin.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '\(name)'")
-        let before = outcomes.items.count
-        _ = await outcomes.wait { $0.count >= before + 500 }
+        // Twice: the second time, the server connections ended are those connected again.
+        for _ in 1 ... 2 {
+            try await admin.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '\(name)'")
+            let before = outcomes.items.count
+            _ = await outcomes.wait { $0.count >= before + 500 }
+        }
         stop.append(1)
         for reader in readers { await reader.value }
         let unexpected = Set(outcomes.items).subtracting(["row", "lost"])
