@@ -221,9 +221,11 @@ struct ConcurrencyTests {
         let db = Database(configuration: configuration)
         try await db.create(Course.self)
         let detached = (0 ..< 4).map { worker in
+            // Async calls: a detached task blocked on the synchronous ones would hold a thread of
+            // Swift's cooperative pool (one per core) that the suites running beside it need.
             Task.detached {
-                for row in 0 ..< 50 { try db.table(Course.self).insert(Course(id: worker * 100 + row, title: "task")) }
-                return try db.table(Course.self).count()
+                for row in 0 ..< 50 { try await db.table(Course.self).insert(Course(id: worker * 100 + row, title: "task")) }
+                return try await db.table(Course.self).count()
             }
         }
         let group = DispatchGroup()
