@@ -86,7 +86,7 @@ public final class MySQLConnection: CRUDConnection {
 
     /// `connect()` waiting for each server on the event loop: Connector/C's non-blocking connect
     /// (`mysql_real_connect_start`/`_cont`), then the session's setup the same way.
-    private func connectAwaiting() async throws {
+    private nonisolated(nonsending) func connectAwaiting() async throws {
         var outage: CRUDSQLExeError?
         for (position, server) in options.servers.enumerated() {
             if position > 0 { try replaceHandle() }
@@ -122,7 +122,7 @@ public final class MySQLConnection: CRUDConnection {
         readDialect()
     }
 
-    private func connectAwaiting(to server: MySQLHost) async throws {
+    private nonisolated(nonsending) func connectAwaiting(to server: MySQLHost) async throws {
         setConnectOptions()
         options.setConnectTimeout(handle)
         // Connector/C reads these until the connect ends, in `_cont` calls after the server's greeting
@@ -245,7 +245,7 @@ public final class MySQLConnection: CRUDConnection {
     }
 
     /// `probe()` waiting for the answer on the event loop.
-    @_spi(CRUDDriver) public func probeAwaiting() async {
+    @_spi(CRUDDriver) public nonisolated(nonsending) func probeAwaiting() async {
         guard !lost else { return }
         var failed: Int32 = 0
         do {
@@ -270,7 +270,7 @@ public final class MySQLConnection: CRUDConnection {
     }
 
     /// `reconnect()` waiting for the servers on the event loop, for an async call in its own task.
-    @_spi(CRUDDriver) public func reconnectAwaiting() async throws {
+    @_spi(CRUDDriver) public nonisolated(nonsending) func reconnectAwaiting() async throws {
         _ = cache.removeAll()
         try replaceHandle()
         try await connectAwaiting()
@@ -295,7 +295,7 @@ public final class MySQLConnection: CRUDConnection {
     }
 
     /// Prepares a statement the cache lacks without blocking, waiting on the event loop.
-    @_spi(CRUDDriver) public func prepareAwaiting(_ sql: String) async throws -> MySQLStatement {
+    @_spi(CRUDDriver) public nonisolated(nonsending) func prepareAwaiting(_ sql: String) async throws -> MySQLStatement {
         try ensureConnected()
         if let cached = cache.checkOut(sql) { return cached }
         let statement = try await MySQLStatement.preparing(sql, on: self)
@@ -303,7 +303,7 @@ public final class MySQLConnection: CRUDConnection {
         return statement
     }
 
-    @_spi(CRUDDriver) public func prepareOwnedAwaiting(_ sql: String) async throws -> MySQLStatement {
+    @_spi(CRUDDriver) public nonisolated(nonsending) func prepareOwnedAwaiting(_ sql: String) async throws -> MySQLStatement {
         try ensureConnected()
         return try await MySQLStatement.preparing(sql, on: self)
     }
@@ -332,7 +332,7 @@ public final class MySQLConnection: CRUDConnection {
     /// Runs through Connector/C's non-blocking calls, waiting on `CRUDEventLoop`.
     @_spi(CRUDDriver) public var executesWithoutBlocking: Bool { true }
 
-    @_spi(CRUDDriver) public func execute(_ statement: MySQLStatement, reading: Bool) async throws {
+    @_spi(CRUDDriver) public nonisolated(nonsending) func execute(_ statement: MySQLStatement, reading: Bool) async throws {
         try ensureConnected()
         try await statement.executeWithoutBlocking()
     }
@@ -341,7 +341,7 @@ public final class MySQLConnection: CRUDConnection {
     /// returns what came, for its `_cont`. A wait that fails leaves the call unfinished: the
     /// connection is then lost, and the next call reconnects.
     /// - Throws: `CRUDSQLExeError` of kind `.connectionLost`.
-    func awaitSocket(_ status: Int32, connecting: Bool = false) async throws -> Int32 {
+    nonisolated(nonsending) func awaitSocket(_ status: Int32, connecting: Bool = false) async throws -> Int32 {
         let socket = mysql_get_socket(handle)
         do {
             // A connect asks for a timeout beside the socket (MYSQL_OPT_CONNECT_TIMEOUT); a statement's
@@ -380,7 +380,7 @@ public final class MySQLConnection: CRUDConnection {
 
     /// The same without blocking (`mysql_real_query_start`/`_cont` and the like), waiting on the
     /// event loop.
-    @_spi(CRUDDriver) public func execute(_ sql: String) async throws {
+    @_spi(CRUDDriver) public nonisolated(nonsending) func execute(_ sql: String) async throws {
         let utf8 = try queryText(sql)
         var failed: Int32 = 0
         var status = mysql_real_query_start(&failed, handle, utf8, UInt(utf8.count))
@@ -432,7 +432,7 @@ public final class MySQLConnection: CRUDConnection {
     }
 
     /// `integer(_:)` waiting for the answer on the event loop.
-    private func integerAwaiting(_ sql: String) async throws -> Int {
+    private nonisolated(nonsending) func integerAwaiting(_ sql: String) async throws -> Int {
         let utf8 = Array(sql.utf8)
         var failed: Int32 = 0
         var status = mysql_real_query_start(&failed, handle, utf8, UInt(utf8.count))

@@ -34,7 +34,7 @@ public final class MySQLStatement: CRUDStatement {
 
     /// Prepares `sql` on `connection` without blocking (`mysql_stmt_prepare_start`/`_cont`), waiting
     /// on the event loop.
-    static func preparing(_ sql: String, on connection: MySQLConnection) async throws -> MySQLStatement {
+    static nonisolated(nonsending) func preparing(_ sql: String, on connection: MySQLConnection) async throws -> MySQLStatement {
         let (handle, text) = try unprepared(connection, sql)
         var failed: Int32 = 0
         do {
@@ -148,7 +148,7 @@ public final class MySQLStatement: CRUDStatement {
     /// `execute()` without blocking a thread: Connector/C's non-blocking calls
     /// (`mysql_stmt_execute_start`/`_cont`, `mysql_stmt_store_result_start`/`_cont`), waiting on the
     /// event loop for what each asks (`MySQLConnection.awaitSocket`).
-    func executeWithoutBlocking() async throws {
+    nonisolated(nonsending) func executeWithoutBlocking() async throws {
         let alone = try bindParameters()
         var attempt = 0
         while true {

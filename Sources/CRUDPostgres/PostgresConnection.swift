@@ -92,7 +92,7 @@ public final class PostgresConnection: CRUDConnection {
     }
 
     /// `holding(_:)` suspending the task rather than blocking its thread.
-    func holding<T>(_ body: () async throws -> T) async throws -> T {
+    nonisolated(nonsending) func holding<T>(_ body: nonisolated(nonsending) () async throws -> T) async throws -> T {
         guard let group else { return try await body() }
         if held == nil { held = try await group.acquire(for: ObjectIdentifier(self)) }
         holds += 1
@@ -121,7 +121,7 @@ public final class PostgresConnection: CRUDConnection {
 
     /// Runs `statement`, a read outside a transaction, in a shared server connection's pipeline;
     /// `nil` when the session has a server connection of its own or holds one.
-    func pipelined(_ statement: PostgresStatement) async throws -> PostgresAnswer? {
+    nonisolated(nonsending) func pipelined(_ statement: PostgresStatement) async throws -> PostgresAnswer? {
         guard let group, held == nil else { return nil }
         return try await group.read(statement, for: ObjectIdentifier(self))
     }
@@ -136,7 +136,7 @@ public final class PostgresConnection: CRUDConnection {
 
     /// `ensurePrepared(_:)` waiting for the server on the event loop.
     /// - Throws: `CRUDSQLExeError` when the server refuses it.
-    func ensurePreparedAwaiting(_ statement: PostgresStatement) async throws {
+    nonisolated(nonsending) func ensurePreparedAwaiting(_ statement: PostgresStatement) async throws {
         guard let held, !statement.isPrepared(on: held) else { return }
         guard PQsendPrepare(handle, statement.name, statement.sql, 0, nil) == 1 else { throw error(nil, sql: statement.sql) }
         try checked(try await awaitAnswer(sql: statement.sql), sql: statement.sql)
@@ -206,7 +206,7 @@ public final class PostgresConnection: CRUDConnection {
     }
 
     /// `reconnect()` waiting for the server on the event loop, for an async call in its own task.
-    @_spi(CRUDDriver) public func reconnectAwaiting() async throws {
+    @_spi(CRUDDriver) public nonisolated(nonsending) func reconnectAwaiting() async throws {
         guard let own else { return }
         _ = cache.removeAll()
         try await own.reconnectAwaiting(target: target)
@@ -265,7 +265,7 @@ public final class PostgresConnection: CRUDConnection {
 
     /// Prepares with `PQsendPrepare` and describes with `PQsendDescribePrepared`, waiting for each
     /// answer on the event loop.
-    @_spi(CRUDDriver) public func prepareAwaiting(_ sql: String) async throws -> PostgresStatement {
+    @_spi(CRUDDriver) public nonisolated(nonsending) func prepareAwaiting(_ sql: String) async throws -> PostgresStatement {
         try ensureConnected()
         if let cached = cache.checkOut(sql) { return cached }
         let statement = try await prepareOwnedAwaiting(sql)
@@ -273,7 +273,7 @@ public final class PostgresConnection: CRUDConnection {
         return statement
     }
 
-    @_spi(CRUDDriver) public func prepareOwnedAwaiting(_ sql: String) async throws -> PostgresStatement {
+    @_spi(CRUDDriver) public nonisolated(nonsending) func prepareOwnedAwaiting(_ sql: String) async throws -> PostgresStatement {
         try ensureConnected()
         if let described = describedBefore(sql) { return described }
         if transactionPooling { return try statement(named: "", sql: sql, described: try await describeUnnamedAwaiting(sql)) }
@@ -297,7 +297,7 @@ public final class PostgresConnection: CRUDConnection {
     }
 
     /// `describeUnnamed(_:)` waiting for the server on the event loop.
-    private func describeUnnamedAwaiting(_ sql: String) async throws -> OpaquePointer? {
+    private nonisolated(nonsending) func describeUnnamedAwaiting(_ sql: String) async throws -> OpaquePointer? {
         try sendDescription(of: sql)
         var answers = PostgresPipelineAnswers()
         do {
@@ -376,12 +376,12 @@ public final class PostgresConnection: CRUDConnection {
     @_spi(CRUDDriver) public var executesWithoutBlocking: Bool { true }
 
     /// A read outside a transaction goes through a shared server connection's pipeline.
-    @_spi(CRUDDriver) public func execute(_ statement: PostgresStatement, reading: Bool) async throws {
+    @_spi(CRUDDriver) public nonisolated(nonsending) func execute(_ statement: PostgresStatement, reading: Bool) async throws {
         try ensureConnected()
         try await statement.executeWithoutBlocking(reading: reading)
     }
 
-    @_spi(CRUDDriver) public func execute(_ sql: String) async throws {
+    @_spi(CRUDDriver) public nonisolated(nonsending) func execute(_ sql: String) async throws {
         try ensureConnected()
         try await holding {
             guard PQsendQuery(handle, sql) == 1 else { throw error(nil, sql: sql) }
@@ -393,7 +393,7 @@ public final class PostgresConnection: CRUDConnection {
     /// event loop: sends what libpq could not yet, then reads until the answer is complete, so the
     /// connection is ready for the next statement. `nil` when libpq has no result to give.
     /// - Throws: `CRUDSQLExeError` when the connection fails; the connection is then not usable.
-    func awaitAnswer(sql: String) async throws -> OpaquePointer? {
+    nonisolated(nonsending) func awaitAnswer(sql: String) async throws -> OpaquePointer? {
         // Broken until the answer is all read: a wait that fails leaves it half read.
         let server = own ?? held!
         server.broken = true
@@ -425,7 +425,7 @@ public final class PostgresConnection: CRUDConnection {
     }
 
     /// Sends what libpq holds, waiting on the event loop while the socket takes no more.
-    private func flushAwaiting(sql: String) async throws {
+    private nonisolated(nonsending) func flushAwaiting(sql: String) async throws {
         var flushed = PQflush(handle)
         while flushed == 1 {
             try await CRUDEventLoop.shared.wait(until: .writable, on: PQsocket(handle))
@@ -435,7 +435,7 @@ public final class PostgresConnection: CRUDConnection {
     }
 
     /// `PQgetResult` once libpq holds the next result whole, waiting on the event loop for it.
-    private func nextResultAwaiting(sql: String) async throws -> OpaquePointer? {
+    private nonisolated(nonsending) func nextResultAwaiting(sql: String) async throws -> OpaquePointer? {
         while PQisBusy(handle) == 1 {
             try await CRUDEventLoop.shared.wait(until: .readable, on: PQsocket(handle))
             guard PQconsumeInput(handle) == 1 else { throw error(nil, sql: sql) }

@@ -152,7 +152,7 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
     /// is slow to answer, or does not.
     /// - Throws: `CRUDSQLExeError` when the server cannot be reached, or does not answer a step within
     ///   `connectTimeout`.
-    func reconnectAwaiting(target: String) async throws {
+    nonisolated(nonsending) func reconnectAwaiting(target: String) async throws {
         guard PQresetStart(handle) == 1 else { throw reconnectFailure(target: target) }
         // libpq's first step writes (its docs: act as if the last poll returned WRITING).
         var polled = PGRES_POLLING_WRITING

@@ -210,7 +210,7 @@ final class PostgresServerConnections: @unchecked Sendable {
 
     /// `acquire(for:only:)` suspending the task rather than blocking its thread.
     /// - Throws: `CRUDSQLExeError` when the session's call was interrupted while it waited, or on timeout.
-    func acquire(for session: ObjectIdentifier, only: PostgresServerConnection? = nil) async throws -> PostgresServerConnection {
+    nonisolated(nonsending) func acquire(for session: ObjectIdentifier, only: PostgresServerConnection? = nil) async throws -> PostgresServerConnection {
         try await withCheckedThrowingContinuation { (task: CheckedContinuation<PostgresServerConnection, any Error>) in
             lock.lock()
             if waiting.isEmpty, let free = free(only) {
@@ -363,7 +363,7 @@ final class PostgresServerConnections: @unchecked Sendable {
     /// connection works: the caller then holds one, which reconnects it.
     /// - Throws: `CRUDSQLExeError` when the connection is lost; a cancelled read that the server had
     ///   not reached yet throws without waiting for it.
-    func read(_ statement: PostgresStatement, for session: ObjectIdentifier) async throws -> PostgresAnswer? {
+    nonisolated(nonsending) func read(_ statement: PostgresStatement, for session: ObjectIdentifier) async throws -> PostgresAnswer? {
         try await withCheckedThrowingContinuation { (task: CheckedContinuation<PostgresAnswer?, any Error>) in
             lock.lock()
             reads += 1

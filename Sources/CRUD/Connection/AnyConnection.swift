@@ -15,7 +15,7 @@ public final class AnyCRUDConnection: CRUDConnection {
     public var dialect: any CRUDDialect { base.dialect }
     @_spi(CRUDDriver) public var isUsable: Bool { base.isUsable }
     @_spi(CRUDDriver) public func reconnect() throws { try base.reconnect() }
-    @_spi(CRUDDriver) public func reconnectAwaiting() async throws { try await base.reconnectAwaiting() }
+    @_spi(CRUDDriver) public nonisolated(nonsending) func reconnectAwaiting() async throws { try await base.reconnectAwaiting() }
     @_spi(CRUDDriver) public func takeOpeningStatements() -> [String] { base.takeOpeningStatements() }
     @_spi(CRUDDriver) public var transactionStatus: CRUDTransactionStatus { base.transactionStatus }
     @_spi(CRUDDriver) public func prepare(_ sql: String) throws -> AnyCRUDStatement { AnyCRUDStatement(try base.prepare(sql)) }
@@ -25,20 +25,20 @@ public final class AnyCRUDConnection: CRUDConnection {
     public func discard(_ statement: AnyCRUDStatement) { base.erasedDiscard(statement) }
     @_spi(CRUDDriver) public func recordChanges(into recorder: CRUDChangeRecorder) -> Bool { base.recordChanges(into: recorder) }
     @_spi(CRUDDriver) public func probe() { base.probe() }
-    @_spi(CRUDDriver) public func probeAwaiting() async { await base.probeAwaiting() }
+    @_spi(CRUDDriver) public nonisolated(nonsending) func probeAwaiting() async { await base.probeAwaiting() }
     @_spi(CRUDDriver) public func keepingServerSession<T>(_ body: () throws -> T) throws -> T { try base.keepingServerSession(body) }
     @_spi(CRUDDriver) public func interrupt() { base.interrupt() }
     @_spi(CRUDDriver) public func interruptEnded() { base.interruptEnded() }
     @_spi(CRUDDriver) public var runsOnCallersThread: Bool { base.runsOnCallersThread }
     @_spi(CRUDDriver) public var executesWithoutBlocking: Bool { base.executesWithoutBlocking }
-    @_spi(CRUDDriver) public func execute(_ statement: AnyCRUDStatement, reading: Bool) async throws {
+    @_spi(CRUDDriver) public nonisolated(nonsending) func execute(_ statement: AnyCRUDStatement, reading: Bool) async throws {
         try await base.erasedExecute(statement, reading: reading)
     }
-    @_spi(CRUDDriver) public func execute(_ sql: String) async throws { try await base.execute(sql) }
-    @_spi(CRUDDriver) public func prepareAwaiting(_ sql: String) async throws -> AnyCRUDStatement {
+    @_spi(CRUDDriver) public nonisolated(nonsending) func execute(_ sql: String) async throws { try await base.execute(sql) }
+    @_spi(CRUDDriver) public nonisolated(nonsending) func prepareAwaiting(_ sql: String) async throws -> AnyCRUDStatement {
         AnyCRUDStatement(try await base.prepareAwaiting(sql))
     }
-    @_spi(CRUDDriver) public func prepareOwnedAwaiting(_ sql: String) async throws -> AnyCRUDStatement {
+    @_spi(CRUDDriver) public nonisolated(nonsending) func prepareOwnedAwaiting(_ sql: String) async throws -> AnyCRUDStatement {
         AnyCRUDStatement(try await base.prepareOwnedAwaiting(sql))
     }
     @_spi(CRUDDriver) public func beginCallersWork(bounded: Bool) { base.beginCallersWork(bounded: bounded) }
@@ -129,7 +129,7 @@ extension CRUDConnection {
         if let statement = statement.base as? Statement { discard(statement) }
     }
 
-    fileprivate func erasedExecute(_ statement: AnyCRUDStatement, reading: Bool) async throws {
+    fileprivate nonisolated(nonsending) func erasedExecute(_ statement: AnyCRUDStatement, reading: Bool) async throws {
         guard let statement = statement.base as? Statement else {
             throw CRUDSQLExeError("\(Self.self) was given a statement of \(type(of: statement.base)) to run", sql: statement.sql)
         }

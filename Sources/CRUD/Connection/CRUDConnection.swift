@@ -132,12 +132,12 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
 
     /// `probe()` without blocking a thread, for an async call in its own task: waits for the
     /// server's answer on `CRUDEventLoop`. The default calls `probe()`.
-    @_spi(CRUDDriver) func probeAwaiting() async
+    @_spi(CRUDDriver) nonisolated(nonsending) func probeAwaiting() async
 
     /// `reconnect()` without blocking a thread, for an async call in its own task: connects waiting
     /// on `CRUDEventLoop`, up to the driver's connect timeout. The default calls `reconnect()`.
     /// - Throws: `CRUDSQLExeError` when the database still cannot be reached.
-    @_spi(CRUDDriver) func reconnectAwaiting() async throws
+    @_spi(CRUDDriver) nonisolated(nonsending) func reconnectAwaiting() async throws
 
     /// Makes the statement running on this connection stop with an error, for a cancelled task or
     /// a statement past its timeout; nothing when none runs. Called from another thread while one
@@ -169,22 +169,22 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// statement only reads, outside a transaction, so it depends on no session state and the
     /// driver may send it on a server connection other sessions use at the same time.
     /// - Throws: `CRUDSQLExeError` when the statement fails or the connection is lost.
-    @_spi(CRUDDriver) func execute(_ statement: Statement, reading: Bool) async throws
+    @_spi(CRUDDriver) nonisolated(nonsending) func execute(_ statement: Statement, reading: Bool) async throws
 
     /// `prepare(_:)` without blocking a thread: a statement the cache lacks is prepared waiting on
     /// `CRUDEventLoop`. Called only where `executesWithoutBlocking` is true.
     /// - Throws: as `prepare(_:)`.
-    @_spi(CRUDDriver) func prepareAwaiting(_ sql: String) async throws -> Statement
+    @_spi(CRUDDriver) nonisolated(nonsending) func prepareAwaiting(_ sql: String) async throws -> Statement
 
     /// `prepareOwned(_:)` without blocking a thread. Called only where `executesWithoutBlocking` is true.
     /// - Throws: as `prepareOwned(_:)`.
-    @_spi(CRUDDriver) func prepareOwnedAwaiting(_ sql: String) async throws -> Statement
+    @_spi(CRUDDriver) nonisolated(nonsending) func prepareOwnedAwaiting(_ sql: String) async throws -> Statement
 
     /// `execute(_:)` for SQL that takes no parameters and returns no rows (a transaction's `BEGIN`,
     /// `COMMIT`, savepoints), without blocking a thread. Called only where
     /// `executesWithoutBlocking` is true.
     /// - Throws: `CRUDSQLExeError` when a statement of `sql` fails or the connection is lost.
-    @_spi(CRUDDriver) func execute(_ sql: String) async throws
+    @_spi(CRUDDriver) nonisolated(nonsending) func execute(_ sql: String) async throws
 
     /// The statements that run from now on are an async call's, run on its own thread, in its task
     /// (`runsOnCallersThread`): one that runs while the task is cancelled fails as interrupted, as
@@ -215,24 +215,24 @@ extension CRUDConnection {
     @_spi(CRUDDriver) public func raiseKeyCounter(ofTable table: String, to value: Int64, using runner: some CRUDCatalogRunner<Statement>) throws {}
     public func insertReturned(id: Int64) {}
     @_spi(CRUDDriver) public func probe() {}
-    @_spi(CRUDDriver) public func probeAwaiting() async { probe() }
-    @_spi(CRUDDriver) public func reconnectAwaiting() async throws { try reconnect() }
+    @_spi(CRUDDriver) public nonisolated(nonsending) func probeAwaiting() async { probe() }
+    @_spi(CRUDDriver) public nonisolated(nonsending) func reconnectAwaiting() async throws { try reconnect() }
     @_spi(CRUDDriver) public func keepingServerSession<T>(_ body: () throws -> T) throws -> T { try body() }
     @_spi(CRUDDriver) public func interrupt() {}
     @_spi(CRUDDriver) public func interruptEnded() {}
     @_spi(CRUDDriver) public var runsOnCallersThread: Bool { false }
     @_spi(CRUDDriver) public var executesWithoutBlocking: Bool { false }
 
-    @_spi(CRUDDriver) public func execute(_ statement: Statement, reading: Bool) async throws {
+    @_spi(CRUDDriver) public nonisolated(nonsending) func execute(_ statement: Statement, reading: Bool) async throws {
         throw Self.cannotAwait(statement.sql)
     }
-    @_spi(CRUDDriver) public func execute(_ sql: String) async throws {
+    @_spi(CRUDDriver) public nonisolated(nonsending) func execute(_ sql: String) async throws {
         throw Self.cannotAwait(sql)
     }
-    @_spi(CRUDDriver) public func prepareAwaiting(_ sql: String) async throws -> Statement {
+    @_spi(CRUDDriver) public nonisolated(nonsending) func prepareAwaiting(_ sql: String) async throws -> Statement {
         throw Self.cannotAwait(sql)
     }
-    @_spi(CRUDDriver) public func prepareOwnedAwaiting(_ sql: String) async throws -> Statement {
+    @_spi(CRUDDriver) public nonisolated(nonsending) func prepareOwnedAwaiting(_ sql: String) async throws -> Statement {
         throw Self.cannotAwait(sql)
     }
     private static func cannotAwait(_ sql: String) -> CRUDSQLExeError {

@@ -107,7 +107,7 @@ import Darwin
     /// the driver stops a statement by asking the server to cancel it, which answers on the
     /// socket, so a connection is never left with an answer half read.
     /// - Throws: `CRUDSQLExeError` when the kernel refuses to watch the socket.
-    public func wait(until readiness: Readiness, on socket: Int32) async throws {
+    public nonisolated(nonsending) func wait(until readiness: Readiness, on socket: Int32) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             guard let failure = arm(socket, for: [readiness], .task(continuation)) else { return }
             if case .task(let waiting)? = lock.withLock({ waiting.removeValue(forKey: socket) }) {
@@ -122,7 +122,7 @@ import Darwin
     /// step takes a wake-up for its socket's readiness (a report meant for an earlier socket of the
     /// same number, another connection's closed since, may wake a wait on it).
     /// - Throws: `CRUDSQLExeError` when the kernel refuses to watch the socket.
-    public func wait(until readiness: Readiness, on socket: Int32, timeout: Duration) async throws -> Bool {
+    public nonisolated(nonsending) func wait(until readiness: Readiness, on socket: Int32, timeout: Duration) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while true {
             let left = deadline - .now
@@ -138,7 +138,7 @@ import Darwin
     }
 
     /// One wait of `wait(until:on:timeout:)`, which a report for the socket's number ends.
-    private func waitOnce(until readiness: Readiness, on socket: Int32, timeout: Duration) async throws -> Bool {
+    private nonisolated(nonsending) func waitOnce(until readiness: Readiness, on socket: Int32, timeout: Duration) async throws -> Bool {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, any Error>) in
             let serial = lock.withLock {
                 timedWaits &+= 1

@@ -51,7 +51,7 @@ extension CRUDExecutor {
     /// `upsert(_:columns:)` awaiting the server, where `awaitsUpserts`: the table's keys read from
     /// the catalog and each row's statement sent in the task, which suspends for the answers.
     /// - Throws: as the synchronous form.
-    func upsert<A: CRUDModel>(_ instances: [A], columns: () throws -> (target: [Int], updated: [Int])) async throws -> Int {
+    nonisolated(nonsending) func upsert<A: CRUDModel>(_ instances: [A], columns: () throws -> (target: [Int], updated: [Int])) async throws -> Int {
         let schema = A.crudSchema
         let (target, updated) = try upsertColumns(of: A.self, columns)
         guard !instances.isEmpty else { return 0 }
@@ -62,7 +62,7 @@ extension CRUDExecutor {
                 throw Self.conflictTargetNotUnique(A.self, names)
             }
             let statement = try upsertStatement(of: A.self, target: target, updated: updated, on: session)
-            func write() async throws -> Int {
+            nonisolated(nonsending) func write() async throws -> Int {
                 var written = 0
                 for instance in instances {
                     written += try await session.withStatement(statement.sql, [], bind: { try instance.crudBindRow(to: &$0, from: 0) }) {

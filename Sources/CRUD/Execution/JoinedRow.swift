@@ -63,12 +63,12 @@ final class JoinedChildren<Connection: CRUDConnection> {
     /// Loads the children of the join's declared `model` before the root rows are read, awaiting
     /// the server: for a read whose root rows come from an answer already in.
     /// - Throws: `CRUDSQLExeError`, `CRUDDecoderError`.
-    func preload(_ model: any CRUDModel.Type) async throws {
+    nonisolated(nonsending) func preload(_ model: any CRUDModel.Type) async throws {
         groups = try await preloaded(model)
     }
 
     /// The groups as `groups` keeps them, so that `model`'s type is opened for the call.
-    private func preloaded<Child: CRUDModel>(_: Child.Type) async throws -> AnyObject {
+    private nonisolated(nonsending) func preloaded<Child: CRUDModel>(_: Child.Type) async throws -> AnyObject {
         try await session.withStatement(sql, parameters, read: { try group($0, as: Child.self) })
     }
 

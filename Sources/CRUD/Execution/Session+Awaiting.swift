@@ -6,7 +6,8 @@ extension CRUDSession {
     /// `running(_:_:)` for a call that suspends while its statements run; `reading` when the call
     /// only reads.
     /// - Throws: what `body` throws; the cancellation's error for a call cancelled before it started.
-    func running<T>(_ cancellation: CRUDCancellation, reading: Bool = false, _ body: () async throws -> T) async throws -> T {
+    nonisolated(nonsending) func running<T>(_ cancellation: CRUDCancellation, reading: Bool = false,
+                                            _ body: nonisolated(nonsending) () async throws -> T) async throws -> T {
         let outer = try enter(cancellation)
         let outerReads = callReads
         callReads = reading
@@ -23,7 +24,7 @@ extension CRUDSession {
 
     /// `measured(_:ending:_:)` for a statement whose answer the task awaits.
     @inlinable
-    func measured<T>(_ sql: String, ending: Bool = false, _ body: () async throws -> T) async throws -> T {
+    nonisolated(nonsending) func measured<T>(_ sql: String, ending: Bool = false, _ body: nonisolated(nonsending) () async throws -> T) async throws -> T {
         let cancellation = ending ? nil : cancellation
         try cancellation?.check()
         let started = CRUDLogging.statementStarts()
@@ -42,8 +43,8 @@ extension CRUDSession {
     /// `withOwnedStatement(_:_:_:)` awaiting the answer: `bind` binds this run's values, the task
     /// waits for the server, and `read` reads the rows.
     @inlinable
-    func withOwnedStatement<T>(_ slot: CRUDStatementSlot, _ sql: String, bind: (inout Connection.Statement) throws -> Void,
-                               read: (Connection.Statement) throws -> T) async throws -> T {
+    nonisolated(nonsending) func withOwnedStatement<T>(_ slot: CRUDStatementSlot, _ sql: String, bind: (inout Connection.Statement) throws -> Void,
+                                                       read: (Connection.Statement) throws -> T) async throws -> T {
         try await measured(sql) {
             let statement = try await startOwnedAwaiting(slot, sql)
             let result: T
@@ -65,9 +66,9 @@ extension CRUDSession {
     /// `parameters` from `firstParameter` on and the caller's values with `bind`, waits for the
     /// server, and `read` reads the rows.
     @usableFromInline
-    func withStatement<T>(_ sql: String, _ parameters: [CRUDDatabaseValue], firstParameter: Int = 0,
-                          bind: (inout Connection.Statement) throws -> Void = { _ in },
-                          read: (Connection.Statement) throws -> T) async throws -> T {
+    nonisolated(nonsending) func withStatement<T>(_ sql: String, _ parameters: [CRUDDatabaseValue], firstParameter: Int = 0,
+                                                  bind: (inout Connection.Statement) throws -> Void = { _ in },
+                                                  read: (Connection.Statement) throws -> T) async throws -> T {
         try await measured(sql) {
             let statement = try await preparedAwaiting(sql, parameters, firstParameter: firstParameter)
             defer { connection.release(statement) }
@@ -87,19 +88,29 @@ extension CRUDSession {
     }
 
     /// `startOwned(_:_:)` preparing a statement the connection does not keep yet without blocking.
+    /// Inlinable, as `startOwned` is: unspecialized, finding the kept statement asked the runtime
+    /// for its generic types' metadata, 820 instructions of a PostgreSQL lookup.
     /// - Throws: `CRUDSQLExeError`.
-    @usableFromInline
-    func startOwnedAwaiting(_ slot: CRUDStatementSlot, _ sql: String) async throws -> Connection.Statement {
+    @inlinable
+    nonisolated(nonsending) func startOwnedAwaiting(_ slot: CRUDStatementSlot, _ sql: String) async throws -> Connection.Statement {
         try await ensureUsableAwaiting()
         _ = try startRun(sql, ending: false)
         if let kept = keptStatement(slot) { return kept }
-        return keep(try await connection.prepareOwnedAwaiting(sql), for: slot)
+        return try await keepPreparedAwaiting(sql, for: slot)
+    }
+
+    /// `sql` prepared without blocking, and kept for `slot`.
+    /// - Throws: `CRUDSQLExeError`.
+    @usableFromInline
+    nonisolated(nonsending) func keepPreparedAwaiting(_ sql: String, for slot: CRUDStatementSlot) async throws -> Connection.Statement {
+        keep(try await connection.prepareOwnedAwaiting(sql), for: slot)
     }
 
     /// `prepared(_:_:firstParameter:)` preparing a statement the connection's cache lacks without blocking.
     /// - Throws: `CRUDSQLExeError`, `CRUDEncoderError`.
     @usableFromInline
-    func preparedAwaiting(_ sql: String, _ parameters: [CRUDDatabaseValue], firstParameter: Int = 0) async throws -> Connection.Statement {
+    nonisolated(nonsending) func preparedAwaiting(_ sql: String, _ parameters: [CRUDDatabaseValue],
+                                                  firstParameter: Int = 0) async throws -> Connection.Statement {
         try await ensureUsableAwaiting()
         try startPreparing(sql)
         return try binding(parameters, from: firstParameter, to: try await connection.prepareAwaiting(sql))
@@ -111,7 +122,7 @@ extension CRUDSession {
     /// `startRun` checks after it then finds nothing to do.
     /// - Throws: as `ensureUsable()`.
     @usableFromInline
-    func ensureUsableAwaiting() async throws {
+    nonisolated(nonsending) func ensureUsableAwaiting() async throws {
         guard transactionDepth == 0, probeBeforeUse || !connection.isUsable else { return }
         if probeBeforeUse {
             probeBeforeUse = false
@@ -128,7 +139,7 @@ extension CRUDSession {
     /// `uniqueKeys(of:exactly:)` reading the catalog awaiting the server (`CRUDAwaitingCatalog`); a
     /// driver whose read is not one statement reads it as the synchronous form does.
     /// - Throws: `CRUDSQLExeError`.
-    func uniqueKeysAwaiting(of table: String, exactly columns: [String]) async throws -> Set<String> {
+    nonisolated(nonsending) func uniqueKeysAwaiting(of table: String, exactly columns: [String]) async throws -> Set<String> {
         if let found = foundKeys(of: table, exactly: columns) { return found }
         let catalog = CRUDAwaitingCatalog<Connection>()
         _ = try connection.uniqueKeys(ofTable: table, using: catalog)
@@ -142,7 +153,7 @@ extension CRUDSession {
 
     /// `run(_:ending:)` awaiting the answer.
     /// - Throws: `CRUDSQLExeError`.
-    func run(_ sql: String, ending: Bool = false) async throws {
+    nonisolated(nonsending) func run(_ sql: String, ending: Bool = false) async throws {
         try await measured(sql, ending: ending) {
             if !ending { try await ensureUsableAwaiting() }
             let start = try startRun(sql, ending: ending)
@@ -157,14 +168,14 @@ extension CRUDSession {
 
     /// `begin(_:)` awaiting the server.
     /// - Throws: as `begin(_:)`.
-    func begin(_ mode: TransactionMode) async throws {
+    nonisolated(nonsending) func begin(_ mode: TransactionMode) async throws {
         try await run(try beginning(mode))
         began()
     }
 
     /// `commit()` awaiting the server.
     /// - Throws: as `commit()`.
-    func commit() async throws {
+    nonisolated(nonsending) func commit() async throws {
         try await run(try committing())
         committed()
     }
@@ -173,7 +184,7 @@ extension CRUDSession {
     /// savepoint inside one, committed when it returns and rolled back when it throws.
     /// - Throws: what `body` throws; `CRUDSQLExeError` when the transaction cannot begin or commit.
     @usableFromInline
-    func transaction<T>(_ mode: TransactionMode, _ body: () async throws -> T) async throws -> T {
+    nonisolated(nonsending) func transaction<T>(_ mode: TransactionMode, _ body: nonisolated(nonsending) () async throws -> T) async throws -> T {
         try await begin(mode)
         do {
             let result = try await body()
@@ -186,7 +197,7 @@ extension CRUDSession {
     }
 
     /// `rollBack()` awaiting the server.
-    func rollBack() async {
+    nonisolated(nonsending) func rollBack() async {
         do {
             for sql in rollingBack() { try await run(sql, ending: true) }
         } catch {
@@ -198,7 +209,7 @@ extension CRUDSession {
     /// call that only reads, outside a transaction, may share a server connection.
     /// - Throws: `CRUDSQLExeError`.
     @usableFromInline
-    func execute(_ statement: Connection.Statement) async throws {
+    nonisolated(nonsending) func execute(_ statement: Connection.Statement) async throws {
         try await connection.execute(statement, reading: callReads && transactionDepth == 0)
     }
 }

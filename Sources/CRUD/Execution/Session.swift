@@ -391,7 +391,7 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     /// Before `run` sends `sql`: the session made usable (unless it ends a transaction) and the
     /// statement counted. Returns where the statement's recorded changes start.
     /// - Throws: `CRUDSQLExeError` when the session cannot be used.
-    @inline(__always)
+    @usableFromInline @inline(__always)
     func startRun(_ sql: String, ending: Bool) throws -> Int {
         if !ending { try ensureUsable() }
         statementsRun &+= 1
