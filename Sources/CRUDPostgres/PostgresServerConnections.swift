@@ -338,7 +338,7 @@ final class PostgresServerConnections: @unchecked Sendable {
     /// Called under `lock`: whether a read can wait for a server connection: one takes reads, or
     /// will once its holder lets it go. Otherwise the read's caller holds one, which connects again.
     private var readsHaveServer: Bool {
-        servers.contains { $0.owner != nil || $0.reservedFor != nil || ($0.isWorking && !$0.broken) }
+        servers.contains { $0.owner != nil || $0.reservedFor != nil || takesReads($0) }
     }
 
     /// Called under `lock`: of the server connections that take reads, the first with fewer than
