@@ -182,23 +182,29 @@ struct ObservationTests {
     func slowObserver<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
         let db = try await Self.database(configuration)
         let cycles = db.table(Cycle.self)
-        func write(_ range: Range<Int>) throws -> Duration {
-            let clock = ContinuousClock()
-            return try clock.measure {
-                for id in range { try cycles.insert(Cycle(id: id, color: "c\(id)", gears: id)) }
-            }
-        }
-        let unobserved = try write(0 ..< 500)
         let delivered = Collector<Int>()
+        // The observer holds its first change until the writes are done (10 s at most): had a commit
+        // waited for its delivery, the writes would have stopped there.
+        let released = DispatchSemaphore(value: 0)
+        let held = Collector<Bool>()
         let slow = db.observe(.insert, on: Cycle.self) { id in
-            Thread.sleep(forTimeInterval: 0.005)
+            if held.count == 0 {
+                held.append(released.wait(timeout: .now() + 10) == .success)
+            }
             delivered.append(id)
         }
         defer { slow.cancel() }
-        let observed = try write(1_000 ..< 1_500)
-        // 500 changes take the observer at least 2.5 s; the writes do not wait for it.
-        #expect(delivered.count < 250, "the writes finished long before the observer: \(delivered.count) of 500 delivered")
-        #expect(observed < unobserved * 3 + .milliseconds(500), "observed writes took \(observed), unobserved \(unobserved)")
+        let ids = Array(1_000 ..< 1_500)
+        try await offCooperativePool {
+            for id in ids { try cycles.insert(Cycle(id: id, color: "c\(id)", gears: id)) }
+        }
+        let deliveredDuringWrites = delivered.count
+        released.signal()
+        #expect(deliveredDuringWrites == 0, "\(deliveredDuringWrites) changes were delivered while the observer held the first")
+        #expect(try await cycles.count() == ids.count, "every write committed while the observer held its first change")
+        #expect(await delivered.wait { $0.count == ids.count }, "\(delivered.count) of \(ids.count) changes delivered once released")
+        #expect(delivered.items == ids, "every change delivered once, in commit order")
+        #expect(held.items == [true], "the observer was released, not timed out: the writes finished while it held a change")
     }
 
     @Test("changes(of:) and query observation: the first value at once, a fresh one after each commit, bursts coalesced",
