@@ -25,6 +25,8 @@ struct Options {
     var repeats = 1
     /// Whose lookups task-lookups runs: raw sqlite3's or CRUD's.
     var lookupsOf = "crud"
+    /// How many workers task-lookups runs at once, each over all the ids (threads for raw, tasks for CRUD).
+    var workers = 1
 
     static let workloads = ["memory", "insert", "fetch", "lookup", "chain-lookup", "filtered", "join", "json", "pages", "generator", "concurrent", "observed",
                             "scaling", "soak", "task-lookups"]
@@ -42,6 +44,7 @@ struct Options {
         --of crud (from a task, through the async API; the default) or raw (sqlite3 on one thread), once
         and untimed: for counting instructions, the set-up cancelled by taking two counts' difference:
         valgrind --tool=callgrind crud-bench --only task-lookups --n 10000 --repeats R --of crud.
+        --workers W runs W such workers at once (threads for raw, tasks for CRUD), for profiling them.
         With --backends postgres, the same on a throwaway PostgreSQL server (raw: libpq on one thread).
         Implementations (SQLite): crud, crud-any (CRUD through AnyDatabase), grdb-record, grdb-codable (raw sqlite3 always runs, as the reference).
         Backends: sqlite, postgres, mysql (default all). PostgreSQL runs insert, fetch, lookup and concurrent
@@ -80,6 +83,9 @@ struct Options {
             case "--repeats":
                 guard let parsed = Int(try value(argument)), parsed > 0 else { throw BenchError("--repeats takes a positive number") }
                 repeats = parsed
+            case "--workers":
+                guard let parsed = Int(try value(argument)), parsed > 0 else { throw BenchError("--workers takes a positive number") }
+                workers = parsed
             case "--of":
                 lookupsOf = try value(argument)
                 guard ["crud", "raw"].contains(lookupsOf) else { throw BenchError("--of takes crud or raw") }
@@ -549,10 +555,11 @@ func runTaskLookups(_ options: Options, directory: URL) throws {
     /// The lookups on `implementation`, their wall and CPU time (the process's threads) a lookup printed.
     func timed(_ implementation: any BenchConcurrentImplementation) throws -> Checksum {
         let cpuBefore = processCPUSeconds(), started = ContinuousClock.now
-        let checksum = try implementation.concurrentLookups([ids])
+        let checksum = try implementation.concurrentLookups(Array(repeating: ids, count: options.workers))
         let wall = ContinuousClock.now - started, cpu = processCPUSeconds() - cpuBefore
         let seconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
-        print(String(format: "  %.2f µs a lookup, %.2f µs of CPU", seconds * 1e6 / Double(ids.count), cpu * 1e6 / Double(ids.count)))
+        let lookups = Double(ids.count * options.workers)
+        print(String(format: "  %.2f µs a lookup, %.2f µs of CPU", seconds * 1e6 / lookups, cpu * 1e6 / lookups))
         return checksum
     }
     if options.backends == ["postgres"] {
@@ -569,8 +576,9 @@ func runTaskLookups(_ options: Options, directory: URL) throws {
         let type: any BenchConcurrentImplementation.Type = raw ? RawImplementation.self : CRUDImplementation.self
         checksum = try timed(type.init(path: path))
     }
-    guard checksum.rows == ids.count else { throw BenchError("task-lookups: found \(checksum.rows) of \(ids.count) ids") }
-    print("crud-bench task-lookups: \(options.lookupsOf), \(ids.count) lookups, every id found")
+    let lookups = ids.count * options.workers
+    guard checksum.rows == lookups else { throw BenchError("task-lookups: found \(checksum.rows) of \(lookups) ids") }
+    print("crud-bench task-lookups: \(options.lookupsOf), \(options.workers) × \(ids.count) lookups, every id found")
 }
 
 /// Runs the soak and prints what it saw at each quarter of its time.
