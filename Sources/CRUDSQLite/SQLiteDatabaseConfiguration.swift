@@ -35,7 +35,8 @@ public final class SQLiteDatabaseConfiguration: DatabaseConfigurationProtocol {
     ///     other in those calls (4 tasks × 10,000 lookups: 2.56× raw sqlite3; exclusive: 1.17×). Other
     ///     processes (the `sqlite3` shell, a backup tool, a second copy of the service) cannot read
     ///     or write the file until this database shuts down: they fail with "database is locked".
-    ///     Ignored for an in-memory database.
+    ///     Ignored for an in-memory database. (`SQLiteProcess.useSpinningMutexes()` narrows that wait
+    ///     for every database, for the whole process.)
     /// - Throws: `CRUDSQLExeError` naming the path when it cannot be opened: a missing directory,
     ///   a file that is not a database, a locked database; with `exclusiveToProcess`, a file another
     ///   process has open, or a `file:` URI that names a VFS of its own.

@@ -199,6 +199,40 @@ struct SQLiteTests {
         #expect(error?.msg.contains("the URI names a VFS of its own") == true)
     }
 
+    @Test("with SQLite's mutexes spinning (SQLiteProcess.useSpinningMutexes), 64 tasks reading, writing, upserting or in transactions get every row right",
+          .timeLimit(.minutes(2)), arguments: ["reads", "writes", "transactions", "upserts"])
+    func spinningMutexes(_ load: String) async throws {
+        // In a process of its own: SQLite takes the mutexes only before its first use in a process,
+        // and this one's suites have used it.
+        let (_, arguments) = try Backend.sqlite.openForProbe()
+        let probe = try BuiltProgram("crud-test-probe")
+        let (status, output) = try await offCooperativePool { try probe.run(["threads"] + arguments + ["load=\(load)", "mutexes=spinning"]) }
+        #expect(status == 0, "every task read back what it wrote, and the database shut down: \(output)")
+        #if os(Linux)
+        #expect(output.hasPrefix("SQLite's mutexes spin: true\n"), "\(output)")
+        #else
+        #expect(output.hasPrefix("SQLite's mutexes spin: false\n"), "no adaptive mutexes here: SQLite keeps its own: \(output)")
+        #endif
+    }
+
+    @Test("SQLiteProcess.useSpinningMutexes once SQLite is in use: an error that says when to call it, and SQLite goes on as it was")
+    func spinningMutexesTooLate() async throws {
+        let db = try Self.open(Backend.temporaryFile("sqlite"))
+        try await db.create(Course.self)
+        for _ in 0 ..< 2 {
+            #if os(Linux)
+            let error = #expect(throws: CRUDSQLExeError.self) { try SQLiteProcess.useSpinningMutexes() }
+            #expect(error?.msg == "SQLite's mutexes can be replaced only before SQLite's first use in the process, and it was used already: "
+                    + "call SQLiteProcess.useSpinningMutexes() at the start of the program, before any SQLite database opens")
+            #expect(error?.code == "21", "SQLITE_MISUSE")
+            #else
+            #expect(try SQLiteProcess.useSpinningMutexes() == false, "no adaptive mutexes here: SQLite keeps its own")
+            #endif
+        }
+        try await db.table(Course.self).insert(Course(id: 1, title: "still"))
+        #expect(try await db.table(Course.self).first()?.title == "still")
+    }
+
     @Test("two Database values on one file write at once: the busy timeout serializes them, nothing is lost")
     func twoDatabasesOneFile() throws {
         let path = Backend.temporaryFile("sqlite")

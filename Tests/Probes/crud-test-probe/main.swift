@@ -33,7 +33,8 @@ import Foundation
 //                                               select, a prepared lookup) rows written before; with
 //                                               load=transactions, each runs its writes and reads in
 //                                               transactions, two child tasks at a time; with
-//                                               load=upserts, each upserts rows, inserting then updating
+//                                               load=upserts, each upserts rows, inserting then updating;
+//                                               with mutexes=spinning, first SQLiteProcess.useSpinningMutexes()
 
 /// What the 64 tasks of `threads` do: insert and count (`writes`), read rows written before
 /// (`reads`), insert and read in transactions whose bodies run child tasks (`transactions`), or
@@ -396,6 +397,9 @@ case ("threads", 2...):
     let long = backend == "mysql" ? "SELECT COUNT(*) FROM seq_1_to_300000000 WHERE seq % 7 = 1"
         : "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM (SELECT x FROM c LIMIT 60000000) AS n"
     var given = options(after: 2)
+    if given.removeValue(forKey: "mutexes") == "spinning" {
+        print("SQLite's mutexes spin: \(try SQLiteProcess.useSpinningMutexes())")
+    }
     let named = given.removeValue(forKey: "load") ?? "writes"
     guard let load = Load(rawValue: named) else {
         FileHandle.standardError.write(Data("threads: no load \(named): writes, reads, transactions or upserts\n".utf8))
