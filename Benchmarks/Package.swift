@@ -39,6 +39,7 @@ let package = Package(
         .executableTarget(name: "crud-bench", dependencies: [
             "BenchCore", "BenchRaw", "BenchPostgresRaw", "BenchMySQLRaw", "BenchCRUD", "BenchGRDB", "BenchPostgresNIO", "CHeap",
             .product(name: "CRUD", package: "CRUD"), .product(name: "CRUDMySQL", package: "CRUD"),
+            .product(name: "CRUDSQLite", package: "CRUD"),
         ], swiftSettings: [
             // The MariaDB support it shares with the tests is compiled there under CRUD's MySQL trait.
             .define("MySQL"),

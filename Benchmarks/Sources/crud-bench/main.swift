@@ -7,6 +7,7 @@ import BenchPostgresNIO
 import BenchPostgresRaw
 import BenchRaw
 import CHeap
+import CRUDSQLite
 import Foundation
 
 // Runs every workload with every implementation in interleaved rounds, checks that all of them
@@ -27,6 +28,8 @@ struct Options {
     var lookupsOf = "crud"
     /// How many workers task-lookups runs at once, each over all the ids (threads for raw, tasks for CRUD).
     var workers = 1
+    /// Whether SQLite's mutexes spin before they sleep, for the whole run (`SQLiteProcess.useSpinningMutexes`).
+    var spinningMutexes = false
 
     static let workloads = ["memory", "insert", "fetch", "lookup", "chain-lookup", "filtered", "join", "json", "pages", "generator", "concurrent", "observed",
                             "scaling", "soak", "task-lookups"]
@@ -45,6 +48,8 @@ struct Options {
         and untimed: for counting instructions, the set-up cancelled by taking two counts' difference:
         valgrind --tool=callgrind crud-bench --only task-lookups --n 10000 --repeats R --of crud.
         --workers W runs W such workers at once (threads for raw, tasks for CRUD), for profiling them.
+        --spinning-mutexes has SQLite's mutexes spin before they sleep, for the whole run, raw sqlite3's
+        too (SQLiteProcess.useSpinningMutexes, which SQLite takes only before its first use).
         With --backends postgres, the same on a throwaway PostgreSQL server (raw: libpq on one thread).
         Implementations (SQLite): crud, crud-any (CRUD through AnyDatabase), grdb-record, grdb-codable (raw sqlite3 always runs, as the reference).
         Backends: sqlite, postgres, mysql (default all). PostgreSQL runs insert, fetch, lookup and concurrent
@@ -83,6 +88,8 @@ struct Options {
             case "--repeats":
                 guard let parsed = Int(try value(argument)), parsed > 0 else { throw BenchError("--repeats takes a positive number") }
                 repeats = parsed
+            case "--spinning-mutexes":
+                spinningMutexes = true
             case "--workers":
                 guard let parsed = Int(try value(argument)), parsed > 0 else { throw BenchError("--workers takes a positive number") }
                 workers = parsed
@@ -533,6 +540,9 @@ func report(_ backend: String, _ rows: [(String, [Double])], names: [String]) {
 
 do {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
+    if options.spinningMutexes, !(try SQLiteProcess.useSpinningMutexes()) {
+        throw BenchError("--spinning-mutexes: this platform's mutexes do not spin, and SQLite keeps its own")
+    }
     if let unknown = options.implementations?.subtracting(implementationOptions).first {
         throw BenchError("unknown implementation \(unknown)")
     }
