@@ -20,6 +20,11 @@ LoggingSystem.bootstrap { label in
 }
 let logger = Logger(label: "todos")
 
+// SQLite's mutexes spin briefly before they put a thread to sleep, which concurrent requests' reads
+// of one file otherwise do on Swift's few threads: a setting of the whole process, so made first,
+// before anything opens a database.
+try SQLiteProcess.useSpinningMutexes()
+
 // Metrics before the database opens: it keeps the factory bootstrapped then. Prometheus names
 // take no dots. (Tracing would be bootstrapped here too, with swift-otel's tracer:
 // `InstrumentationSystem.bootstrap(tracer)`; Hummingbird's TracingMiddleware and CRUD's spans
