@@ -207,9 +207,9 @@ struct SQLiteTests {
         // In a process of its own: SQLite takes the mutexes only before its first use in a process,
         // and this one's suites have used it. One process at a time, and the test alone: each keeps
         // both cores busy, and the suites beside it time their calls.
+        let probe = try BuiltProgram("crud-test-probe")
         for load in ["reads", "transactions"] {
             let (_, arguments) = try Backend.sqlite.openForProbe()
-            let probe = try BuiltProgram("crud-test-probe")
             let (status, output) = try await offCooperativePool { try probe.run(["threads"] + arguments + ["load=\(load)", "mutexes=spinning"]) }
             #expect(status == 0, "\(load): every task read back what it wrote, and the database shut down: \(output)")
             #if os(Linux)

@@ -561,6 +561,7 @@ func runTaskLookups(_ options: Options, directory: URL) throws {
     let dataset = Dataset(rows: options.rows)
     let ids = Array(Array(repeating: dataset.lookupIds, count: options.repeats).joined())
     let raw = options.lookupsOf == "raw"
+    let lookups = ids.count * options.workers
     let checksum: Checksum
     /// The lookups on `implementation`, their wall and CPU time (the process's threads) a lookup printed.
     func timed(_ implementation: any BenchConcurrentImplementation) throws -> Checksum {
@@ -568,8 +569,7 @@ func runTaskLookups(_ options: Options, directory: URL) throws {
         let checksum = try implementation.concurrentLookups(Array(repeating: ids, count: options.workers))
         let wall = ContinuousClock.now - started, cpu = processCPUSeconds() - cpuBefore
         let seconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
-        let lookups = Double(ids.count * options.workers)
-        print(String(format: "  %.2f µs a lookup, %.2f µs of CPU", seconds * 1e6 / lookups, cpu * 1e6 / lookups))
+        print(String(format: "  %.2f µs a lookup, %.2f µs of CPU", seconds * 1e6 / Double(lookups), cpu * 1e6 / Double(lookups)))
         return checksum
     }
     if options.backends == ["postgres"] {
@@ -586,7 +586,6 @@ func runTaskLookups(_ options: Options, directory: URL) throws {
         let type: any BenchConcurrentImplementation.Type = raw ? RawImplementation.self : CRUDImplementation.self
         checksum = try timed(type.init(path: path))
     }
-    let lookups = ids.count * options.workers
     guard checksum.rows == lookups else { throw BenchError("task-lookups: found \(checksum.rows) of \(lookups) ids") }
     print("crud-bench task-lookups: \(options.lookupsOf), \(options.workers) × \(ids.count) lookups, every id found")
 }
