@@ -44,6 +44,10 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
     var pendingCommands: [String] = []
     /// Whether the event loop watches its socket.
     var watched = false
+    /// Whether a cancel request for it waits to begin (`requestCancel`).
+    var cancelQueued = false
+    /// Cancel requests for it that wait or run: reads sent meanwhile may be hit.
+    var cancelsUnderway = 0
     /// Whether libpq holds output it could not send yet.
     var flushPending = false
     /// Whether it connects again before its next use: an answer was left half read, or (shared) the

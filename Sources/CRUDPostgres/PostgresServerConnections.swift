@@ -421,6 +421,8 @@ final class PostgresServerConnections: @unchecked Sendable {
         let sent = read.statement?.send(on: handle) ?? PQsendQueryParams(handle, read.command, 0, nil, nil, nil, nil, 1)
         guard sent == 1 else { return fail(read, on: server) }
         let waiting = server.inFlight.count
+        // A cancel under way may hit it.
+        read.exposed = server.cancelsUnderway > 0
         server.inFlight.append(read)
         server.unsynced += 1
         // The first read goes at once; those sent while it is in flight wait in libpq's buffer and
@@ -609,19 +611,40 @@ final class PostgresServerConnections: @unchecked Sendable {
 
     // MARK: - Cancelling
 
-    /// Called under `lock`: cancels the read the server runs on `server`, a cancelled one, and again
-    /// every 20 ms while it stays the first (a cancel that reaches the server between two reads
-    /// stops nothing). A cancel may hit a read after it, if the server got there: those are sent
-    /// again when it did.
+    /// Called under `lock`: cancels the read the server runs on `server` when it is a cancelled one
+    /// (a cancel that reaches the server between two reads stops nothing, so `requestCancel` asks
+    /// again while it stays the first).
     private func cancelHead(of server: PostgresServerConnection) {
-        guard let head = server.inFlight.first?.serial, server.inFlight[0].cancelled else { return }
-        for other in server.inFlight.indices.dropFirst() { server.inFlight[other].exposed = true }
-        server.cancel()
-        Self.timers.asyncAfter(deadline: .now() + .milliseconds(20)) { [weak self, weak server] in
+        guard server.inFlight.first?.cancelled == true else { return }
+        requestCancel(on: server)
+    }
+
+    /// Called under `lock`: asks the server to cancel what `server` runs, on `cancelRequests`, since
+    /// `PQcancel` connects to the server and waits for its answer (libpq 15 has no cancel that does
+    /// not block): under `lock`, or on the event loop's thread, every shared read would wait for
+    /// it. A request not begun yet serves for this one too. The cancel may hit any read in flight
+    /// meanwhile, or sent before it is done: those are sent again when it did. Once it is done, and
+    /// 20 ms later while the first read on `server` is a cancelled one, it is asked again.
+    private func requestCancel(on server: PostgresServerConnection) {
+        for index in server.inFlight.indices { server.inFlight[index].exposed = true }
+        guard !server.cancelQueued else { return }
+        server.cancelQueued = true
+        server.cancelsUnderway += 1
+        cancelRequests.async { [weak self, weak server] in
             guard let self, let server else { return }
-            lock.withLock { if server.inFlight.first?.serial == head { cancelHead(of: server) } }
+            lock.withLock { server.cancelQueued = false }
+            server.cancel()
+            lock.withLock { server.cancelsUnderway -= 1 }
+            Self.timers.asyncAfter(deadline: .now() + .milliseconds(20)) { [weak self, weak server] in
+                guard let self, let server else { return }
+                lock.withLock { cancelHead(of: server) }
+            }
         }
     }
+
+    /// Where the server connections' cancel requests run, one at a time: they all go to the same
+    /// server, so one that waits would hold up the others anyway.
+    private let cancelRequests = DispatchQueue(label: "CRUD.postgres.cancelRequests")
 
     /// Where the timers run: a cancel repeated, a wait for a server connection timed out.
     private static let timers = DispatchQueue(label: "CRUD.postgres.timers")
@@ -633,7 +656,7 @@ final class PostgresServerConnections: @unchecked Sendable {
         var told: (() -> Void)?
         lock.lock()
         if let held = servers.first(where: { $0.owner == session }) {
-            held.cancel()
+            requestCancel(on: held)
         } else if let index = waiting.firstIndex(where: { $0.session == session }) {
             let waiter = waiting.remove(at: index)
             for server in servers where server.reservedFor == session { server.reservedFor = nil }

@@ -183,6 +183,58 @@ struct SharedServerConnectionTests {
         try await admin.shutdown()
     }
 
+    @Test("a cancel the server is slow to take holds up no other session: with the postmaster stopped, another session's transaction runs, and the read stops once the postmaster wakes",
+          .timeLimit(.minutes(1)))
+    func slowCancelHoldsUpNothing() async throws {
+        // A cluster of its own: its postmaster is stopped, which would keep other tests from connecting.
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let parameters = ["host": "127.0.0.1", "port": String(cluster.port), "user": "postgres", "password": PostgresCluster.password,
+                          "dbname": "postgres"]
+        let db = Database(configuration: try PostgresDatabaseConfiguration(parameters: parameters, pool: .init(maximumConnections: 2),
+                                                                            serverConnections: 2))
+        try await db.create(Course.self)
+        try await db.table(Course.self).insert(Course(id: 1, title: "course 1"))
+        try await db.sql("CREATE VIEW \(db.quote("ConnectionNumber")) AS SELECT 7 AS value FROM pg_sleep(30)")
+        // Both sessions, and with them both server connections, open while the postmaster takes connections.
+        let inside = Collector<Int>()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for session in 1 ... 2 {
+                group.addTask {
+                    try await db.transaction { tx in
+                        inside.append(session)
+                        #expect(await inside.wait(timeout: .seconds(10)) { $0.count == 2 })
+                        _ = try await tx.table(Course.self).count()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+
+        let slow = Task { try await db.table(ConnectionNumber.self).first() }
+        try await Task.sleep(for: .milliseconds(300))
+        let clock = ContinuousClock()
+        let stopped = clock.now
+        try cluster.signalPostmaster(SIGSTOP)
+        let wake = Task {
+            try? await Task.sleep(for: .seconds(4))
+            try cluster.signalPostmaster(SIGCONT)
+        }
+        defer { try? cluster.signalPostmaster(SIGCONT) }
+        slow.cancel()
+        try await Task.sleep(for: .milliseconds(200))
+        let title = try await db.transaction { tx in try await tx.table(Course.self).where(\Course.id == 1).first()?.title }
+        #expect(title == "course 1")
+        #expect(clock.now - stopped < .seconds(3), "the transaction ran while the cancel request waited for the postmaster")
+
+        await #expect(throws: CancellationError.self) { try await slow.value }
+        #expect(clock.now - stopped >= .seconds(4), "the read stopped once the postmaster took the cancel")
+        #expect(clock.now - stopped < .seconds(20), "the read stopped once the postmaster took the cancel")
+        try await wake.value
+        #expect(try await db.table(Course.self).where(\Course.id == 1).first()?.title == "course 1")
+        try await db.shutdown()
+    }
+
     @Test("server connections ended twice under 16 reading tasks: each read returns its row or fails as .connectionLost, and reads work again after",
           .timeLimit(.minutes(1)))
     func lostUnderReaders() async throws {

@@ -63,7 +63,10 @@ struct PostgresCluster: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let data = directory.appending(path: "data")
         let stop = command(binaries.appending(path: "pg_ctl"), ["-D", data.path, "-m", "fast", "-w", "stop"], asPostgres: asPostgres)
-        let cleanUp = "[ -f \(shellQuoted(data.appending(path: "postmaster.pid").path)) ] && \(stop.map(shellQuoted).joined(separator: " ")) >/dev/null 2>&1; rm -rf \(shellQuoted(directory.path))"
+        let pidFile = shellQuoted(data.appending(path: "postmaster.pid").path)
+        // A postmaster a test left stopped (`signalPostmaster(SIGSTOP)`) is woken first, to stop.
+        let cleanUp = "[ -f \(pidFile) ] && { kill -CONT \"$(head -n 1 \(pidFile))\" 2>/dev/null; \(stop.map(shellQuoted).joined(separator: " ")) >/dev/null 2>&1; }; "
+            + "rm -rf \(shellQuoted(directory.path))"
         var cluster = PostgresCluster(binaries: binaries, directory: directory, port: try LoopbackPort.free(), asPostgres: asPostgres,
                                       settings: settings, reaperKey: TestResourceReaper.shared.register(cleanUp: cleanUp))
         do {
@@ -106,6 +109,16 @@ struct PostgresCluster: Sendable {
         } catch let failure as PostgresUnavailable {
             let logged = (try? String(contentsOf: log, encoding: .utf8)) ?? "(no server log)"
             throw PostgresUnavailable(description: failure.description + "\nserver log:\n" + logged.suffix(2_000))
+        }
+    }
+
+    /// Sends `signal` to the server's postmaster: `SIGSTOP` keeps it from taking new connections and
+    /// cancel requests (the kernel still queues them) while the sessions' backends go on; `SIGCONT`
+    /// wakes it.
+    func signalPostmaster(_ signal: Int32) throws {
+        let recorded = try String(contentsOf: data.appending(path: "postmaster.pid"), encoding: .utf8)
+        guard let pid = recorded.split(separator: "\n").first.flatMap({ pid_t($0) }), kill(pid, signal) == 0 else {
+            throw PostgresUnavailable(description: "cannot signal the postmaster of \(data.path): errno \(errno)")
         }
     }
 
