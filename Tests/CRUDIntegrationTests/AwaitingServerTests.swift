@@ -20,10 +20,8 @@ struct AwaitingServerTests {
     @Test("64 tasks at once, reading (select, count, first, a prepared lookup), inserting and counting, or both in transactions: the library adds at most one thread per core and the event loop's",
           .timeLimit(.minutes(2)), arguments: servers, ["reads", "writes", "transactions"])
     func threadsStayBounded(_ backend: Backend, _ load: String) async throws {
-        // In a process of its own, which counts its threads every 2 ms while the tasks run.
-        let (_, arguments) = try backend.openForProbe()
-        let probe = try BuiltProgram("crud-test-probe")
-        let (status, output) = try await onThread { try probe.run(["threads"] + arguments + ["load=\(load)"]) }
+        // The probe counts its threads every 2 ms while the tasks run.
+        let (status, output) = try await BuiltProgram.runThreadsProbe(backend, ["load=\(load)"])
         #expect(status == 0, "\(output)")
         let counts = output.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
         try #require(counts.count >= 2, "\(output)")

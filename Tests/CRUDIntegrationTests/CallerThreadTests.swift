@@ -55,11 +55,8 @@ struct CallerThreadTests {
 
     @Test("64 tasks writing and reading at once: the library adds at most one thread per core and the writer's", .timeLimit(.minutes(2)))
     func threadsStayBounded() async throws {
-        // In a process of its own, which counts its threads every 2 ms while the tasks run: the
-        // suites beside this one start and end threads all the time.
-        let (_, arguments) = try Backend.sqlite.openForProbe()
-        let probe = try BuiltProgram("crud-test-probe")
-        let (status, output) = try await onThread { try probe.run(["threads"] + arguments) }
+        // The probe counts its threads every 2 ms while the tasks run.
+        let (status, output) = try await BuiltProgram.runThreadsProbe(.sqlite)
         #expect(status == 0, "\(output)")
         let counts = output.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
         try #require(counts.count >= 2, "\(output)")

@@ -207,10 +207,8 @@ struct SQLiteTests {
         // In a process of its own: SQLite takes the mutexes only before its first use in a process,
         // and this one's suites have used it. One process at a time, and the test alone: each keeps
         // both cores busy, and the suites beside it time their calls.
-        let probe = try BuiltProgram("crud-test-probe")
         for load in ["reads", "transactions"] {
-            let (_, arguments) = try Backend.sqlite.openForProbe()
-            let (status, output) = try await offCooperativePool { try probe.run(["threads"] + arguments + ["load=\(load)", "mutexes=spinning"]) }
+            let (status, output) = try await BuiltProgram.runThreadsProbe(.sqlite, ["load=\(load)", "mutexes=spinning"])
             #expect(status == 0, "\(load): every task read back what it wrote, and the database shut down: \(output)")
             #if os(Linux)
             #expect(output.hasPrefix("SQLite's mutexes spin: true\n"), "\(load): \(output)")

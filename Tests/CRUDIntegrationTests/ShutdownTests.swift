@@ -160,12 +160,9 @@ struct ShutdownTests {
     @Test("a database's life (64 tasks at once, a transaction, a cancelled and a timed-out statement, shutdown) leaves no thread behind",
           .timeLimit(.minutes(2)), arguments: Backend.all)
     func leavesNoThreadBehind(_ backend: Backend) async throws {
-        // In a process of its own: the suites running beside this one start and end threads all the
-        // time. Dispatch keeps the workers its queues used, idle, for later work (it does not end
-        // them on Linux): those are told from a thread of CRUD's own or one blocked in a database call.
-        let (_, arguments) = try backend.openForProbe()
-        let probe = try BuiltProgram("crud-test-probe")
-        let (status, output) = try await onThread { try probe.run(["threads"] + arguments) }
+        // Dispatch keeps the workers its queues used, idle, for later work (it does not end them on
+        // Linux): the probe tells those from a thread of CRUD's own or one blocked in a database call.
+        let (status, output) = try await BuiltProgram.runThreadsProbe(backend)
         #expect(status == 0, "\(output)")
         #expect(output.hasPrefix("threads: ") && !output.contains("left behind"), "\(output)")
     }

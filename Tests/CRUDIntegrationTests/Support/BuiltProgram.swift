@@ -31,6 +31,17 @@ struct BuiltProgram {
     }
 }
 
+extension BuiltProgram {
+    /// Runs `crud-test-probe threads` on a new empty database of `backend`, with `options`
+    /// (`load=…`, `mutexes=spinning`), on a thread of its own: a process of its own counts its
+    /// threads while its tasks run, where the suites beside this one start and end threads all the time.
+    static func runThreadsProbe(_ backend: Backend, _ options: [String] = []) async throws -> (status: Int32, output: String) {
+        let (_, arguments) = try backend.openForProbe()
+        let probe = try BuiltProgram("crud-test-probe")
+        return try await onThread { try probe.run(["threads"] + arguments + options) }
+    }
+}
+
 extension Process {
     /// Starts the process; the semaphore returned is signalled when it has ended. Tests wait on that
     /// rather than on `waitUntilExit()`, which polls a run loop and, off the main thread and under
