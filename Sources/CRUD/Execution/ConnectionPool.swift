@@ -550,14 +550,15 @@ final class CRUDConnectionPool: @unchecked Sendable {
 
     /// Takes back a leased session: hands it to the first waiter for its role, or keeps it idle. A
     /// connection that broke (a server restart) is dropped, and its slot handed to a waiter, who
-    /// opens a new connection in it. Never blocks.
-    func giveBack(_ session: Session) {
+    /// opens a new connection in it. Never blocks. `usedHere`: the lease's statements ran on the
+    /// calling thread, which holds the session's gate no more; else they may have run on the
+    /// session's queue, and its state is read under the gate.
+    func giveBack(_ session: Session, usedHere: Bool = false) {
         guard session.role != .single else { return }
-        // Under the session's lock: an async caller's last statement ran on the session's queue.
-        session.gate.lock()
+        if !usedHere { session.gate.lock() }
         let usable = session.transactionDepth == 0 && session.isUsable
         let lost = session.transactionDepth == 0 && !session.isUsable
-        session.gate.unlock()
+        if !usedHere { session.gate.unlock() }
         lock.lock()
         if session.heldAcrossSuspension {
             session.heldAcrossSuspension = false

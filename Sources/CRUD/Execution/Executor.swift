@@ -195,7 +195,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
         if let bound = boundSession(in: bindings) { return try bound.locked { try body(bound) } }
         let session = typed(try pool.lease(access))
         if session.role == .single { return try session.locked { try body(session) } }
-        defer { pool.giveBack(session) }
+        defer { pool.giveBack(session, usedHere: true) }
         return try body(session)
     }
 
@@ -321,7 +321,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
                 // Given back on the queue, the moment the work is done: waiting until this task runs again
                 // would keep the connection from everyone else for as long as Swift's cooperative pool is
                 // busy (with blocking work of the app's, that can be seconds).
-                defer { self.pool.giveBack(session) }
+                defer { self.pool.giveBack(session, usedHere: true) }
                 return try session.locked { try self.call(job, on: session, after: bindings, cancellation) }
             }
         }
@@ -345,11 +345,11 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
         do {
             let result = try call(body, on: session, after: bindings, cancellation)
             _ = session.connection.endCallersWork()
-            pool.giveBack(session)
+            pool.giveBack(session, usedHere: true)
             return result
         } catch {
             guard session.connection.endCallersWork() else {
-                pool.giveBack(session)
+                pool.giveBack(session, usedHere: true)
                 throw error
             }
         }
@@ -376,7 +376,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
         // Handed over while the task is suspended: held until it runs again.
         if slot == nil { slot = try await pool.lease(access, hold: .acrossSuspension) }
         let session = typed(slot!)
-        defer { pool.giveBack(session) }
+        defer { pool.giveBack(session, usedHere: true) }
         return try CRUDBindings.$current.withValue(binding(session)) {
             session.role == .single ? try session.locked { try runInline(body, on: session, cancellation) } : try runInline(body, on: session, cancellation)
         }
