@@ -146,7 +146,7 @@ public enum FromTasks {
 
 extension ThrowingTaskGroup {
     /// A child task on `executor`, or a plain one as a client writes it: one added with a `nil`
-    /// preference cost each async lookup about 700 instructions more (callgrind), in executor
+    /// preference cost each async lookup about 300 instructions more (callgrind), in executor
     /// switches and task-local pushes that look for the preference under the task's status lock.
     mutating func addTask(preferring executor: (any TaskExecutor)?, _ operation: sending @escaping @isolated(any) () async throws -> ChildTaskResult) {
         if let executor {
