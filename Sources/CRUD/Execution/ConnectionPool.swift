@@ -551,8 +551,9 @@ final class CRUDConnectionPool: @unchecked Sendable {
     /// Takes back a leased session: hands it to the first waiter for its role, or keeps it idle. A
     /// connection that broke (a server restart) is dropped, and its slot handed to a waiter, who
     /// opens a new connection in it. Never blocks. `usedHere`: the lease's statements ran on the
-    /// calling thread, which holds the session's gate no more; else they may have run on the
-    /// session's queue, and its state is read under the gate.
+    /// calling thread, or in the calling task, whose steps are ordered, and none holds the session's
+    /// gate any more; else they may have run on the session's queue, and its state is read under
+    /// the gate.
     func giveBack(_ session: Session, usedHere: Bool = false) {
         guard session.role != .single else { return }
         if !usedHere { session.gate.lock() }

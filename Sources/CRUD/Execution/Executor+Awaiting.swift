@@ -45,7 +45,7 @@ extension CRUDExecutor {
                 // Held across the wait for the answer: a synchronous caller in another task must not
                 // block a thread waiting for it (`CRUDHold.acrossSuspension`).
                 let session = try await leaseAcrossSuspension(access)
-                defer { pool.giveBack(session) }
+                defer { pool.giveBack(session, usedHere: true) }
                 return try await session.running(cancellation, reading: access == .read) { try await body(session) }
             } onCancel: {
                 cancellation.cancel(.cancelled)
