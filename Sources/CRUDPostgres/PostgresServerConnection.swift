@@ -48,6 +48,8 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
     var cancelQueued = false
     /// Cancel requests for it that wait or run: reads sent meanwhile may be hit.
     var cancelsUnderway = 0
+    /// When it is repaired, once it stayed unusable and idle since (`PostgresServerConnections.repairs`).
+    var repairDue: ContinuousClock.Instant?
     /// Whether libpq holds output it could not send yet.
     var flushPending = false
     /// Whether it connects again before its next use: an answer was left half read, or (shared) the
@@ -147,16 +149,21 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
     /// - Throws: `CRUDSQLExeError` when the server still cannot be reached.
     func reconnect(target: String) throws {
         PQreset(handle)
-        guard isWorking else { throw reconnectFailure(target: target) }
+        guard isWorking else {
+            group?.reconnectEnded(succeeded: false)
+            throw reconnectFailure(target: target)
+        }
         reconnected()
     }
 
     /// `reconnect(target:)` waiting for the server on the event loop (`PQresetStart`, then
     /// `PQresetPoll` each time the socket is ready as it asks), so no thread waits for a server that
-    /// is slow to answer, or does not.
+    /// is slow to answer, or does not; `stepTimeout` bounds each step instead of `connectTimeout`.
     /// - Throws: `CRUDSQLExeError` when the server cannot be reached, or does not answer a step within
-    ///   `connectTimeout`.
-    nonisolated(nonsending) func reconnectAwaiting(target: String) async throws {
+    ///   the bound.
+    nonisolated(nonsending) func reconnectAwaiting(target: String, stepTimeout: Duration? = nil) async throws {
+        var succeeded = false
+        defer { if !succeeded { group?.reconnectEnded(succeeded: false) } }
         guard PQresetStart(handle) == 1 else { throw reconnectFailure(target: target) }
         // libpq's first step writes (its docs: act as if the last poll returned WRITING).
         var polled = PGRES_POLLING_WRITING
@@ -165,9 +172,9 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
             let readiness: CRUDEventLoop.Readiness = polled == PGRES_POLLING_READING ? .readable : .writable
             // The socket may be another at each step (the next host's, a retry without TLS).
             let socket = PQsocket(handle)
-            if let connectTimeout {
-                guard try await CRUDEventLoop.shared.wait(until: readiness, on: socket, timeout: connectTimeout) else {
-                    throw CRUDSQLExeError("cannot reconnect to PostgreSQL \(target): no answer within the connect timeout of \(connectTimeout)",
+            if let limit = stepTimeout ?? connectTimeout {
+                guard try await CRUDEventLoop.shared.wait(until: readiness, on: socket, timeout: limit) else {
+                    throw CRUDSQLExeError("cannot reconnect to PostgreSQL \(target): no answer within the connect timeout of \(limit)",
                                           code: "08006", kind: .connectionLost)
                 }
             } else {
@@ -176,6 +183,7 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
             polled = PQresetPoll(handle)
         }
         reconnected()
+        succeeded = true
     }
 
     /// Why a reconnect failed, as libpq says it.
@@ -196,6 +204,7 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
         }
         broken = false
         generation += 1
+        group?.reconnectEnded(succeeded: true)
     }
 
     /// Reads what the server sent, for the group.

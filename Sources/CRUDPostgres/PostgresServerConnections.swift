@@ -48,6 +48,8 @@ final class PostgresServerConnections: @unchecked Sendable {
     let timeout: Duration
     /// How many reads were sent, for their serial numbers.
     private var reads = 0
+    /// When a server connection last failed to connect again (`reconnectEnded`).
+    private var lastFailedReconnect: ContinuousClock.Instant?
     /// Sessions whose threads waited for a server connection and were interrupted.
     private var refused: Set<ObjectIdentifier> = []
     /// The parameter types of each statement the server described, by its SQL: a session
@@ -195,9 +197,9 @@ final class PostgresServerConnections: @unchecked Sendable {
     /// What a synchronous caller inside a task throws rather than wait.
     private var wouldStall: CRUDSQLExeError {
         CRUDSQLExeError("a synchronous call inside a task would wait for a server connection that another task holds across a "
-            + "suspension point (an async transaction or call): that task can give it back only when Swift's cooperative pool "
-            + "runs it again, and threads blocked in such waits would keep it from running; use the async form (`try await`) of "
-            + "this call inside tasks", kind: .busyOrLocked)
+            + "suspension point (an async transaction or call, or the pool's own reconnect): that task can give it back only when "
+            + "Swift's cooperative pool runs it again, and threads blocked in such waits would keep it from running; use the async "
+            + "form (`try await`) of this call inside tasks", kind: .busyOrLocked)
     }
 
     /// Called under `lock`: the waiter `id` stops waiting; what to call after unlocking.
@@ -308,6 +310,7 @@ final class PostgresServerConnections: @unchecked Sendable {
         }
         reserve()
         queueDeallocations()
+        resumed += repairs()
         for server in servers where takesReads(server) {
             for command in server.pendingCommands {
                 if let failed = send(PostgresRead(serial: 0, session: ObjectIdentifier(self), statement: nil, command: command), on: server) {
@@ -327,6 +330,74 @@ final class PostgresServerConnections: @unchecked Sendable {
         }
         return resumed
     }
+
+    // MARK: - Repairing
+
+    /// Called under `lock`: the server connections that were lost or ended by the server, and that
+    /// no session holds, waits for or reads on, connect again in tasks of their own, held by the
+    /// group meanwhile: reads wait for them, rather than for a session that would hold one and
+    /// reconnect it, which a service that only reads might never have. Not at once, and not while
+    /// reconnects fail: a session waiting for a server connection would wait behind the repair
+    /// too, and in an outage (the server down, or a host that never answers) that is a connect
+    /// timeout more. So a server connection is repaired once it stayed unusable and idle for
+    /// `repairDelay`, and no reconnect failed for `repairPause`; until then sessions reconnect those
+    /// they hold, or say why they cannot. Returns what to call after unlocking.
+    private func repairs() -> [() -> Void] {
+        guard sessions > 0 else { return [] }
+        var started: [() -> Void] = []
+        for server in servers where server.owner == nil && server.reservedFor == nil && server.isIdle {
+            guard server.broken || !server.isWorking else {
+                server.repairDue = nil
+                continue
+            }
+            let now = ContinuousClock.now
+            guard let due = server.repairDue else {
+                server.repairDue = now + Self.repairDelay
+                admitAgain(after: Self.repairDelay)
+                continue
+            }
+            guard now >= due, lastFailedReconnect.map({ now - $0 >= Self.repairPause }) ?? true else { continue }
+            server.repairDue = nil
+            _ = grant(server, to: ObjectIdentifier(self), awaiting: true)
+            let target = described?.target ?? "PostgreSQL " + PostgresConnection.describe(parameters, expandDatabase: expandDatabase)
+            started.append { Task { await self.repair(server, target: target) } }
+        }
+        return started
+    }
+
+    /// `admit()` once more after `delay`, for the repairs that wait.
+    private func admitAgain(after delay: Duration) {
+        Self.timers.asyncAfter(deadline: .now() + Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18) { [weak self] in
+            guard let self else { return }
+            let resumed = lock.withLock { admit() }
+            for resume in resumed { resume() }
+        }
+    }
+
+    /// Connects `server`, which the group holds, again; then lets it go.
+    private func repair(_ server: PostgresServerConnection, target: String) async {
+        try? await server.reconnectAwaiting(target: target, stepTimeout: server.connectTimeout ?? Self.repairStepTimeout)
+        let resumed: [() -> Void] = lock.withLock {
+            server.owner = nil
+            return admit()
+        }
+        for resume in resumed { resume() }
+    }
+
+    /// A server connection of the group tried to connect again (a session's, or a repair): a
+    /// failure holds the repairs back for `repairPause`.
+    func reconnectEnded(succeeded: Bool) {
+        lock.withLock { lastFailedReconnect = succeeded ? nil : .now }
+        if !succeeded { admitAgain(after: Self.repairPause) }
+    }
+
+    /// How long a repair waits for the server at each step when the connection names no
+    /// `connect_timeout`: a task of the group's own must not wait for a silent host for ever.
+    static let repairStepTimeout = Duration.seconds(10)
+    /// How long after a failed reconnect no repair is tried.
+    static let repairPause = Duration.seconds(5)
+    /// How long a server connection stays unusable and idle before it is repaired.
+    static let repairDelay = Duration.seconds(1)
 
     // MARK: - Pipelined reads
 

@@ -40,6 +40,24 @@ struct SharedServerConnectionTests {
         }
     }
 
+    /// Opens `count` sessions of `db`'s pool, and with them as many server connections: `count`
+    /// transactions at once, each kept until all are inside.
+    func openSessions(_ count: Int, of db: Database<PostgresDatabaseConfiguration>) async throws {
+        let inside = Collector<Int>()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for session in 1 ... count {
+                group.addTask {
+                    try await db.transaction { tx in
+                        inside.append(session)
+                        #expect(await inside.wait(timeout: .seconds(10)) { $0.count == count })
+                        _ = try await tx.table(Course.self).count()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
     /// How many server connections the server has open under `name`.
     func backends(_ name: String, on admin: Database<PostgresDatabaseConfiguration>) async throws -> Int {
         try await admin.sql("SELECT count(*)::bigint AS value FROM pg_stat_activity WHERE application_name = '\(name)'",
@@ -197,19 +215,7 @@ struct SharedServerConnectionTests {
         try await db.table(Course.self).insert(Course(id: 1, title: "course 1"))
         try await db.sql("CREATE VIEW \(db.quote("ConnectionNumber")) AS SELECT 7 AS value FROM pg_sleep(30)")
         // Both sessions, and with them both server connections, open while the postmaster takes connections.
-        let inside = Collector<Int>()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for session in 1 ... 2 {
-                group.addTask {
-                    try await db.transaction { tx in
-                        inside.append(session)
-                        #expect(await inside.wait(timeout: .seconds(10)) { $0.count == 2 })
-                        _ = try await tx.table(Course.self).count()
-                    }
-                }
-            }
-            try await group.waitForAll()
-        }
+        try await openSessions(2, of: db)
 
         let slow = Task { try await db.table(ConnectionNumber.self).first() }
         try await Task.sleep(for: .milliseconds(300))
@@ -271,6 +277,37 @@ struct SharedServerConnectionTests {
         #expect(unexpected.isEmpty, "\(unexpected)")
         #expect(outcomes.items.suffix(100).allSatisfy { $0 == "row" }, "reads work again: \(outcomes.items.suffix(100))")
         #expect(try await db.table(Course.self).where(\Course.id == 5).first()?.title == "course 5")
+        try await db.shutdown()
+        try await admin.shutdown()
+    }
+
+    @Test("server connections the server ended connect again while the database only reads, one task at a time: no session has to hold them",
+          .timeLimit(.minutes(1)))
+    func endedServerConnectionsReconnectUnderReads() async throws {
+        let (db, admin, name) = try await open(sessions: 2, servers: 2, courses: 10)
+        try await openSessions(2, of: db)
+        #expect(try await backends(name, on: admin) == 2)
+        try await admin.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '\(name)'")
+
+        var outcomes: [String] = []
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(20)
+        var reconnected = 0
+        while clock.now < deadline {
+            let id = outcomes.count % 10 + 1
+            do {
+                let found = try await db.table(Course.self).where(\Course.id == id).first()
+                outcomes.append(found?.title == "course \(id)" ? "row" : "wrong row")
+            } catch let error as CRUDSQLExeError where error.kind == .connectionLost {
+                outcomes.append("lost")
+            }
+            reconnected = try await backends(name, on: admin)
+            if reconnected == 2, outcomes.suffix(5) == ["row", "row", "row", "row", "row"] { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(reconnected == 2, "both server connections connected again: \(outcomes)")
+        #expect(Set(outcomes).isSubset(of: ["row", "lost"]), "\(outcomes)")
+        #expect(outcomes.filter { $0 == "lost" }.count <= 2, "at most the read on each ended server connection fails: \(outcomes)")
         try await db.shutdown()
         try await admin.shutdown()
     }
