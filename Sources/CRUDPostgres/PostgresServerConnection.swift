@@ -40,6 +40,9 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
     var syncsPending = 0
     /// Whether its pipeline is empty: every read answered, every Sync's result read.
     var isIdle: Bool { inFlight.isEmpty && syncsPending == 0 }
+    /// Whether a session may hold it: its pipeline is empty, and no cancel request is under way,
+    /// which could reach the session's statements.
+    var isFree: Bool { isIdle && cancelsUnderway == 0 }
     /// Commands to send once it takes reads again (`DEALLOCATE` of a statement gone).
     var pendingCommands: [String] = []
     /// Whether the event loop watches its socket.

@@ -255,7 +255,7 @@ final class PostgresServerConnections: @unchecked Sendable {
     /// one), working ones first.
     private func free(_ only: PostgresServerConnection?) -> PostgresServerConnection? {
         var idle: PostgresServerConnection?
-        for server in servers where (only == nil || only === server) && server.owner == nil && server.reservedFor == nil && server.isIdle {
+        for server in servers where (only == nil || only === server) && server.owner == nil && server.reservedFor == nil && server.isFree {
             if server.isWorking { return server }
             if idle == nil { idle = server }
         }
@@ -293,7 +293,7 @@ final class PostgresServerConnections: @unchecked Sendable {
     /// others, and sends waiting reads to those that take reads. Returns what to call after unlocking.
     private func admit() -> [() -> Void] {
         var resumed: [() -> Void] = []
-        for server in servers where server.owner == nil && server.isIdle {
+        for server in servers where server.owner == nil && server.isFree {
             let index = server.reservedFor.flatMap { reserved in waiting.firstIndex { $0.session == reserved } }
                 ?? waiting.firstIndex { $0.only == nil || $0.only === server }
             guard let index else { continue }
@@ -345,7 +345,7 @@ final class PostgresServerConnections: @unchecked Sendable {
     private func repairs() -> [() -> Void] {
         guard sessions > 0 else { return [] }
         var started: [() -> Void] = []
-        for server in servers where server.owner == nil && server.reservedFor == nil && server.isIdle {
+        for server in servers where server.owner == nil && server.reservedFor == nil && server.isFree {
             guard server.broken || !server.isWorking else {
                 server.repairDue = nil
                 continue
@@ -705,12 +705,22 @@ final class PostgresServerConnections: @unchecked Sendable {
             guard let self, let server else { return }
             lock.withLock { server.cancelQueued = false }
             server.cancel()
-            lock.withLock { server.cancelsUnderway -= 1 }
+            cancelEnded(on: server)
             Self.timers.asyncAfter(deadline: .now() + .milliseconds(20)) { [weak self, weak server] in
                 guard let self, let server else { return }
                 lock.withLock { cancelHead(of: server) }
             }
         }
+    }
+
+    /// A cancel request for `server` is done: a session may hold it again, which it could not while
+    /// the cancel might reach its statements (`PostgresServerConnection.isFree`).
+    private func cancelEnded(on server: PostgresServerConnection) {
+        let resumed: [() -> Void] = lock.withLock {
+            server.cancelsUnderway -= 1
+            return admit()
+        }
+        for resume in resumed { resume() }
     }
 
     /// Where the server connections' cancel requests run, one at a time: they all go to the same
@@ -720,14 +730,19 @@ final class PostgresServerConnections: @unchecked Sendable {
     /// Where the timers run: a cancel repeated, a wait for a server connection timed out.
     private static let timers = DispatchQueue(label: "CRUD.postgres.timers")
 
-    /// Stops what `session` runs: its statement, on the server connection it holds; its read, when
-    /// the server runs it (reads in flight with it are sent again if the cancel hits them); a read
-    /// the server has not reached yet, or not sent yet, is left, and its task told at once.
+    /// Stops what `session` runs: its statement, on the server connection it holds, cancelled here
+    /// and now but off `lock` (the caller's interrupt ends only once the server took it, and the
+    /// call with it, so the cancel cannot reach the session's next statement); its read, when the
+    /// server runs it (reads in flight with it are sent again if the cancel hits them); a read the
+    /// server has not reached yet, or not sent yet, is left, and its task told at once.
     func interrupt(_ session: ObjectIdentifier) {
         var told: (() -> Void)?
+        var cancelling: PostgresServerConnection?
         lock.lock()
         if let held = servers.first(where: { $0.owner == session }) {
-            requestCancel(on: held)
+            // Reads sent to it meanwhile (its holder may let it go) count as exposed.
+            held.cancelsUnderway += 1
+            cancelling = held
         } else if let index = waiting.firstIndex(where: { $0.session == session }) {
             let waiter = waiting.remove(at: index)
             for server in servers where server.reservedFor == session { server.reservedFor = nil }
@@ -760,6 +775,10 @@ final class PostgresServerConnections: @unchecked Sendable {
             told = { read.task?.resume(throwing: CRUDSQLExeError("the read was cancelled before it was sent", sql: read.command)) }
         }
         lock.unlock()
+        if let cancelling {
+            cancelling.cancel()
+            cancelEnded(on: cancelling)
+        }
         told?()
     }
 }

@@ -201,9 +201,9 @@ struct SharedServerConnectionTests {
         try await admin.shutdown()
     }
 
-    @Test("a cancel the server is slow to take holds up no other session: with the postmaster stopped, another session's transaction runs, and the read stops once the postmaster wakes",
-          .timeLimit(.minutes(1)))
-    func slowCancelHoldsUpNothing() async throws {
+    @Test("a cancel the server is slow to take holds up no other session: with the postmaster stopped, another session's transaction runs, and the cancelled call stops once the postmaster wakes",
+          .timeLimit(.minutes(1)), arguments: ["a pipelined read", "a transaction's statement"])
+    func slowCancelHoldsUpNothing(_ cancelled: String) async throws {
         // A cluster of its own: its postmaster is stopped, which would keep other tests from connecting.
         let cluster = try PostgresCluster.start()
         defer { cluster.stop() }
@@ -217,7 +217,10 @@ struct SharedServerConnectionTests {
         // Both sessions, and with them both server connections, open while the postmaster takes connections.
         try await openSessions(2, of: db)
 
-        let slow = Task { try await db.table(ConnectionNumber.self).first() }
+        // A read shares a server connection's pipeline; a transaction holds one alone.
+        let slow = cancelled == "a pipelined read"
+            ? Task { try await db.table(ConnectionNumber.self).first() }
+            : Task { try await db.transaction { tx in try await tx.table(ConnectionNumber.self).first() } }
         try await Task.sleep(for: .milliseconds(300))
         let clock = ContinuousClock()
         let stopped = clock.now
@@ -234,8 +237,8 @@ struct SharedServerConnectionTests {
         #expect(clock.now - stopped < .seconds(3), "the transaction ran while the cancel request waited for the postmaster")
 
         await #expect(throws: CancellationError.self) { try await slow.value }
-        #expect(clock.now - stopped >= .seconds(4), "the read stopped once the postmaster took the cancel")
-        #expect(clock.now - stopped < .seconds(20), "the read stopped once the postmaster took the cancel")
+        #expect(clock.now - stopped >= .seconds(4), "\(cancelled) stopped once the postmaster took the cancel")
+        #expect(clock.now - stopped < .seconds(20), "\(cancelled) stopped once the postmaster took the cancel")
         try await wake.value
         #expect(try await db.table(Course.self).where(\Course.id == 1).first()?.title == "course 1")
         try await db.shutdown()
