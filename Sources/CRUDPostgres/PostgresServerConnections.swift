@@ -183,8 +183,11 @@ final class PostgresServerConnections: @unchecked Sendable {
 
     private static let interruptedWaiting = CRUDSQLExeError("the call was interrupted while it waited for a server connection")
 
-    private var timeoutSeconds: Double {
-        Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+    private var timeoutSeconds: Double { Self.seconds(timeout) }
+
+    /// `duration` in seconds, for Dispatch's and Foundation's deadlines.
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// What a caller that waited too long for a server connection throws.
@@ -360,14 +363,15 @@ final class PostgresServerConnections: @unchecked Sendable {
             server.repairDue = nil
             _ = grant(server, to: ObjectIdentifier(self), awaiting: true)
             let target = described?.target ?? "PostgreSQL " + PostgresConnection.describe(parameters, expandDatabase: expandDatabase)
-            started.append { Task { await self.repair(server, target: target) } }
+            // Detached: what starts it may run in a task whose task-locals (a bound session) are its own.
+            started.append { Task.detached { await self.repair(server, target: target) } }
         }
         return started
     }
 
     /// `admit()` once more after `delay`, for the repairs that wait.
     private func admitAgain(after delay: Duration) {
-        Self.timers.asyncAfter(deadline: .now() + Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18) { [weak self] in
+        Self.timers.asyncAfter(deadline: .now() + Self.seconds(delay)) { [weak self] in
             guard let self else { return }
             let resumed = lock.withLock { admit() }
             for resume in resumed { resume() }
