@@ -38,6 +38,9 @@ private let postgresEpoch: TimeInterval = 946_684_800
 public final class PostgresStatement: CRUDStatement {
     private unowned let connection: PostgresConnection
     let name: String
+    /// `name` as libpq takes it, made once: a Swift string as short as a statement's name, passed
+    /// where C wants a string, is copied into a new array at every call (an allocation a lookup).
+    private let nameBytes: ContiguousArray<CChar>
     @_spi(CRUDDriver) public let sql: String
     let parameterTypes: [Oid]
 
@@ -72,6 +75,7 @@ public final class PostgresStatement: CRUDStatement {
         self.connection = connection
         self.group = group
         self.name = name
+        nameBytes = name.utf8CString
         self.sql = sql
         self.parameterTypes = parameterTypes
         parameterOffsets = Array(repeating: 0, count: parameterTypes.count)
@@ -123,7 +127,7 @@ public final class PostgresStatement: CRUDStatement {
     private func execute() throws {
         try connection.holding {
             try connection.ensurePrepared(self)
-            try adopt(withParameters { count, values in
+            try adopt(withParameters { name, count, values in
                 isUnnamed ? PQexecParams(connection.handle, sql, count, parameterTypes, values, parameterLengths, parameterFormats, 1)
                     : PQexecPrepared(connection.handle, name, count, values, parameterLengths, parameterFormats, 1)
             })
@@ -145,7 +149,7 @@ public final class PostgresStatement: CRUDStatement {
     /// `PQsendQueryPrepared` of the statement with its parameters, on `handle`; `PQsendQueryParams`
     /// of an unnamed one, parsed again.
     func send(on handle: OpaquePointer) -> Int32 {
-        withParameters { count, values in
+        withParameters { name, count, values in
             isUnnamed ? PQsendQueryParams(handle, sql, count, parameterTypes, values, parameterLengths, parameterFormats, 1)
                 : PQsendQueryPrepared(handle, name, count, values, parameterLengths, parameterFormats, 1)
         }
@@ -155,20 +159,22 @@ public final class PostgresStatement: CRUDStatement {
     /// nowhere.
     var isUnnamed: Bool { name.isEmpty }
 
-    /// Calls `run` with the parameter count and the parameters' values as libpq takes them (on the
-    /// stack: no allocation per run).
-    private func withParameters<T>(_ run: (Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> T) -> T {
+    /// Calls `run` with the statement's name, the parameter count and the parameters' values as
+    /// libpq takes them (on the stack: no allocation per run).
+    private func withParameters<T>(_ run: (UnsafePointer<CChar>, Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> T) -> T {
         let count = parameterTypes.count
         // A set parameter needs a non-NULL pointer even when empty, so the buffer is never empty.
         if parameterBytes.isEmpty { parameterBytes.append(0) }
-        return parameterBytes.withUnsafeBufferPointer { bytes in
-            withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: count) { values in
-                let base = UnsafeRawPointer(bytes.baseAddress!)
-                for index in 0 ..< count {
-                    let value = parameterIsSet[index] ? (base + parameterOffsets[index]).assumingMemoryBound(to: CChar.self) : nil
-                    values.initializeElement(at: index, to: value)
+        return nameBytes.withUnsafeBufferPointer { name in
+            parameterBytes.withUnsafeBufferPointer { bytes in
+                withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: count) { values in
+                    let base = UnsafeRawPointer(bytes.baseAddress!)
+                    for index in 0 ..< count {
+                        let value = parameterIsSet[index] ? (base + parameterOffsets[index]).assumingMemoryBound(to: CChar.self) : nil
+                        values.initializeElement(at: index, to: value)
+                    }
+                    return run(name.baseAddress!, Int32(count), UnsafePointer(values.baseAddress))
                 }
-                return run(Int32(count), UnsafePointer(values.baseAddress))
             }
         }
     }
