@@ -115,8 +115,13 @@ final class PostgresServerConnections: @unchecked Sendable {
 
     /// What the server connections point at, for messages and metrics: what the first reached.
     func describe() -> (target: String, peer: CRUDPeer) {
-        lock.withLock { described } ?? ("PostgreSQL " + PostgresConnection.describe(parameters, expandDatabase: expandDatabase),
-                                        PostgresConnection.peer(parameters, expandDatabase: expandDatabase))
+        lock.withLock { description }
+    }
+
+    /// Called under `lock`: what `describe()` gives.
+    private var description: (target: String, peer: CRUDPeer) {
+        described ?? ("PostgreSQL " + PostgresConnection.describe(parameters, expandDatabase: expandDatabase),
+                      PostgresConnection.peer(parameters, expandDatabase: expandDatabase))
     }
 
     /// Whether `session`, holding `server`, is the one that held it before, so that no other
@@ -167,7 +172,7 @@ final class PostgresServerConnections: @unchecked Sendable {
         let id = waitings
         waiting.append(Waiter(id: id, session: session, only: only, task: nil))
         reserve()
-        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        let deadline = Date().addingTimeInterval(timeout.seconds)
         while granted[session] == nil, !refused.contains(session) {
             if !lock.wait(until: deadline), granted[session] == nil, !refused.contains(session) {
                 let resumed = giveUp(id)
@@ -182,13 +187,6 @@ final class PostgresServerConnections: @unchecked Sendable {
     }
 
     private static let interruptedWaiting = CRUDSQLExeError("the call was interrupted while it waited for a server connection")
-
-    private var timeoutSeconds: Double { Self.seconds(timeout) }
-
-    /// `duration` in seconds, for Dispatch's and Foundation's deadlines.
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
 
     /// What a caller that waited too long for a server connection throws.
     private var timedOut: CRUDSQLExeError {
@@ -228,7 +226,7 @@ final class PostgresServerConnections: @unchecked Sendable {
             waiting.append(Waiter(id: id, session: session, only: only, task: task))
             reserve()
             lock.unlock()
-            Self.timers.asyncAfter(deadline: .now() + timeoutSeconds) { [weak self] in
+            Self.timers.asyncAfter(deadline: .now() + timeout.seconds) { [weak self] in
                 guard let self else { return }
                 let (failed, resumed) = lock.withLock { () -> (CheckedContinuation<PostgresServerConnection, any Error>?, [() -> Void]) in
                     let task = waiting.first(where: { $0.id == id })?.task
@@ -362,7 +360,7 @@ final class PostgresServerConnections: @unchecked Sendable {
             guard now >= due, lastFailedReconnect.map({ now - $0 >= Self.repairPause }) ?? true else { continue }
             server.repairDue = nil
             _ = grant(server, to: ObjectIdentifier(self), awaiting: true)
-            let target = described?.target ?? "PostgreSQL " + PostgresConnection.describe(parameters, expandDatabase: expandDatabase)
+            let target = description.target
             // Detached: what starts it may run in a task whose task-locals (a bound session) are its own.
             started.append { Task.detached { await self.repair(server, target: target) } }
         }
@@ -371,7 +369,7 @@ final class PostgresServerConnections: @unchecked Sendable {
 
     /// `admit()` once more after `delay`, for the repairs that wait.
     private func admitAgain(after delay: Duration) {
-        Self.timers.asyncAfter(deadline: .now() + Self.seconds(delay)) { [weak self] in
+        Self.timers.asyncAfter(deadline: .now() + delay.seconds) { [weak self] in
             guard let self else { return }
             let resumed = lock.withLock { admit() }
             for resume in resumed { resume() }

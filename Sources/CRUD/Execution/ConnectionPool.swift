@@ -733,7 +733,8 @@ final class CRUDConnectionPool: @unchecked Sendable {
 private let connectingQueue = DispatchQueue(label: "CRUD.connecting", attributes: .concurrent)
 
 extension Duration {
-    var seconds: Double {
+    /// The duration in seconds, for Dispatch's and Foundation's deadlines (the drivers' too).
+    @_spi(CRUDDriver) public var seconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 
