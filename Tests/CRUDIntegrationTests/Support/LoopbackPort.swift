@@ -1,14 +1,20 @@
 import Foundation
+import Synchronization
 
 /// Ports of 127.0.0.1 for the servers the tests start.
 enum LoopbackPort {
+    /// Every port `free()` returned: servers started side by side by parallel tests each find their
+    /// port free before any of them binds it, so a second one could otherwise be handed the same.
+    private static let handedOut = Mutex<Set<Int>>([])
+
     /// A port no process listens on, below the kernel's ephemeral range (32768 and up on Linux), so
-    /// that no client socket of the tests can take it while the server restarts.
+    /// that no client socket of the tests can take it while the server restarts, and never returned
+    /// before in this process.
     static func free() throws -> Int {
         var generator = SystemRandomNumberGenerator()
         for _ in 0 ..< 100 {
             let port = Int.random(in: 20_000 ..< 32_000, using: &generator)
-            if canBind(port) { return port }
+            if canBind(port), handedOut.withLock({ $0.insert(port).inserted }) { return port }
         }
         throw SpawnFailure(description: "cannot find a free port between 20000 and 32000")
     }
