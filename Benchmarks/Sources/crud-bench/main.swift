@@ -48,6 +48,7 @@ struct Options {
         and untimed: for counting instructions, the set-up cancelled by taking two counts' difference:
         valgrind --tool=callgrind crud-bench --only task-lookups --n 10000 --repeats R --of crud.
         --workers W runs W such workers at once (threads for raw, tasks for CRUD), for profiling them.
+        --of shared (PostgreSQL): CRUD with its pool's 16 sessions on 4 server connections, reads pipelined.
         --spinning-mutexes has SQLite's mutexes spin before they sleep, for the whole run, raw sqlite3's
         too (SQLiteProcess.useSpinningMutexes, which SQLite takes only before its first use).
         With --backends postgres, the same on a throwaway PostgreSQL server (raw: libpq on one thread).
@@ -95,7 +96,7 @@ struct Options {
                 workers = parsed
             case "--of":
                 lookupsOf = try value(argument)
-                guard ["crud", "raw"].contains(lookupsOf) else { throw BenchError("--of takes crud or raw") }
+                guard ["crud", "raw", "shared"].contains(lookupsOf) else { throw BenchError("--of takes crud, raw or shared") }
             case "--implementations":
                 implementations = Set(try value(argument).split(separator: ",").map(String.init))
             case "-h", "--help":
@@ -578,9 +579,14 @@ func runTaskLookups(_ options: Options, directory: URL) throws {
         let server = "postgresql://postgres:\(PostgresCluster.password)@127.0.0.1:\(cluster.port)/postgres"
         let url = try readDatabase(["lookup"], RawPostgresImplementation.self, dataset: dataset,
                                    create: { try PostgresBenchDatabase.create(server: server, schema: $0) })
-        let type: any BenchConcurrentImplementation.Type = raw ? RawPostgresImplementation.self : CRUDPostgresImplementation.self
+        let type: any BenchConcurrentImplementation.Type = switch options.lookupsOf {
+        case "raw": RawPostgresImplementation.self
+        case "shared": CRUDPostgresSharedImplementation.self
+        default: CRUDPostgresImplementation.self
+        }
         checksum = try timed(type.init(path: url))
     } else {
+        guard options.lookupsOf != "shared" else { throw BenchError("task-lookups: --of shared is PostgreSQL's (--backends postgres)") }
         let path = directory.appending(path: "read.sqlite").path
         try BenchDatabase.fill(at: path, with: dataset)
         let type: any BenchConcurrentImplementation.Type = raw ? RawImplementation.self : CRUDImplementation.self
