@@ -91,7 +91,9 @@ public final class PostgresConnection: CRUDConnection {
         return try body()
     }
 
-    /// `holding(_:)` suspending the task rather than blocking its thread.
+    /// `holding(_:)` suspending the task rather than blocking its thread. Inlined, like the other
+    /// steps of an awaited statement: each async call not inlined allocates a frame in the task.
+    @inline(__always)
     nonisolated(nonsending) func holding<T>(_ body: nonisolated(nonsending) () async throws -> T) async throws -> T {
         guard let group else { return try await body() }
         if held == nil { held = try await group.acquire(for: ObjectIdentifier(self)) }
@@ -121,6 +123,7 @@ public final class PostgresConnection: CRUDConnection {
 
     /// Runs `statement`, a read outside a transaction, in a shared server connection's pipeline;
     /// `nil` when the session has a server connection of its own or holds one.
+    @inline(__always)
     nonisolated(nonsending) func pipelined(_ statement: PostgresStatement) async throws -> PostgresAnswer? {
         guard let group, held == nil else { return nil }
         return try await group.read(statement, for: ObjectIdentifier(self))
@@ -136,8 +139,13 @@ public final class PostgresConnection: CRUDConnection {
 
     /// `ensurePrepared(_:)` waiting for the server on the event loop.
     /// - Throws: `CRUDSQLExeError` when the server refuses it.
+    @inline(__always)
     nonisolated(nonsending) func ensurePreparedAwaiting(_ statement: PostgresStatement) async throws {
         guard let held, !statement.isPrepared(on: held) else { return }
+        try await prepareAwaiting(statement, on: held)
+    }
+
+    private nonisolated(nonsending) func prepareAwaiting(_ statement: PostgresStatement, on held: PostgresServerConnection) async throws {
         guard PQsendPrepare(handle, statement.name, statement.sql, 0, nil) == 1 else { throw error(nil, sql: statement.sql) }
         try checked(try await awaitAnswer(sql: statement.sql), sql: statement.sql)
         statement.markPrepared(on: held)
@@ -393,6 +401,7 @@ public final class PostgresConnection: CRUDConnection {
     /// event loop: sends what libpq could not yet, then reads until the answer is complete, so the
     /// connection is ready for the next statement. `nil` when libpq has no result to give.
     /// - Throws: `CRUDSQLExeError` when the connection fails; the connection is then not usable.
+    @inline(__always)
     nonisolated(nonsending) func awaitAnswer(sql: String) async throws -> OpaquePointer? {
         // Broken until the answer is all read: a wait that fails leaves it half read.
         let server = own ?? held!
@@ -424,9 +433,16 @@ public final class PostgresConnection: CRUDConnection {
         return answer
     }
 
-    /// Sends what libpq holds, waiting on the event loop while the socket takes no more.
+    /// Sends what libpq holds, waiting on the event loop while the socket takes no more (rarely:
+    /// a statement's message fits the socket's buffer).
+    @inline(__always)
     private nonisolated(nonsending) func flushAwaiting(sql: String) async throws {
-        var flushed = PQflush(handle)
+        let flushed = PQflush(handle)
+        if flushed != 0 { try await flushWaiting(flushed, sql: sql) }
+    }
+
+    private nonisolated(nonsending) func flushWaiting(_ flushed: Int32, sql: String) async throws {
+        var flushed = flushed
         while flushed == 1 {
             try await CRUDEventLoop.shared.wait(until: .writable, on: PQsocket(handle))
             flushed = PQflush(handle)
@@ -434,8 +450,15 @@ public final class PostgresConnection: CRUDConnection {
         guard flushed == 0 else { throw error(nil, sql: sql) }
     }
 
-    /// `PQgetResult` once libpq holds the next result whole, waiting on the event loop for it.
+    /// `PQgetResult` once libpq holds the next result whole, waiting on the event loop for it (not
+    /// for the end of an answer read whole already).
+    @inline(__always)
     private nonisolated(nonsending) func nextResultAwaiting(sql: String) async throws -> OpaquePointer? {
+        if PQisBusy(handle) == 0 { return PQgetResult(handle) }
+        return try await nextResultWaiting(sql: sql)
+    }
+
+    private nonisolated(nonsending) func nextResultWaiting(sql: String) async throws -> OpaquePointer? {
         while PQisBusy(handle) == 1 {
             try await CRUDEventLoop.shared.wait(until: .readable, on: PQsocket(handle))
             guard PQconsumeInput(handle) == 1 else { throw error(nil, sql: sql) }

@@ -137,6 +137,7 @@ public final class PostgresStatement: CRUDStatement {
     /// `execute()` without blocking a thread: sends the statement and waits for the answer on the
     /// event loop (`PostgresConnection.awaitAnswer`); a read outside a transaction (`reading`) goes
     /// through a shared server connection's pipeline.
+    @inline(__always)
     nonisolated(nonsending) func executeWithoutBlocking(reading: Bool) async throws {
         if reading, let answer = try await connection.pipelined(self) { return try adopt(answer.result) }
         try await connection.holding {

@@ -66,9 +66,14 @@ extension CRUDExecutor {
     /// A session for `access` held across the task's suspensions: an idle one at once, else waited
     /// for (or opened) without blocking.
     /// - Throws: as the pool's async `lease`.
+    @inline(__always)
     private nonisolated(nonsending) func leaseAcrossSuspension(_ access: CRUDAccess) async throws -> CRUDSession<Connection> {
         if let idle = try pool.leaseNow(access, hold: .acrossSuspension, opening: false) { return typed(idle) }
-        return typed(try await pool.lease(access, hold: .acrossSuspension))
+        return try await leaseWaiting(access)
+    }
+
+    private nonisolated(nonsending) func leaseWaiting(_ access: CRUDAccess) async throws -> CRUDSession<Connection> {
+        typed(try await pool.lease(access, hold: .acrossSuspension))
     }
 
     /// `query(kept:_:_:)` awaiting the server: `bind` binds the run's values, `read` reads its rows.

@@ -6,6 +6,7 @@ extension CRUDSession {
     /// `running(_:_:)` for a call that suspends while its statements run; `reading` when the call
     /// only reads.
     /// - Throws: what `body` throws; the cancellation's error for a call cancelled before it started.
+    @inline(__always)
     nonisolated(nonsending) func running<T>(_ cancellation: CRUDCancellation, reading: Bool = false,
                                             _ body: nonisolated(nonsending) () async throws -> T) async throws -> T {
         let outer = try enter(cancellation)
