@@ -20,45 +20,46 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
     private var cancelHandle: OpaquePointer?
     private let cancelLock = NSLock()
 
-    // Shared only, guarded by the group's lock:
+    // Shared only, guarded by the group's lock, which makes each access exclusive (so Swift's
+    // dynamic checks are skipped):
     /// The session holding it.
-    var owner: ObjectIdentifier?
+    @exclusivity(unchecked) var owner: ObjectIdentifier?
     /// Whether the owner took it in a task: it gives it back only when Swift's cooperative pool runs
     /// that task again.
-    var ownerAwaits = false
+    @exclusivity(unchecked) var ownerAwaits = false
     /// The session that held it before `owner`: whether `lastval()` is still `owner`'s.
-    var previousOwner: ObjectIdentifier?
+    @exclusivity(unchecked) var previousOwner: ObjectIdentifier?
     /// The session that held it last (`owner`, while one does).
-    var lastOwner: ObjectIdentifier?
+    @exclusivity(unchecked) var lastOwner: ObjectIdentifier?
     /// A session waiting to hold it, for which it takes no more reads.
-    var reservedFor: ObjectIdentifier?
+    @exclusivity(unchecked) var reservedFor: ObjectIdentifier?
     /// Reads sent and not yet answered, in the order the server answers them.
-    var inFlight: [PostgresRead] = []
+    @exclusivity(unchecked) var inFlight: [PostgresRead] = []
     /// Reads sent since the last Sync, which go with the next.
-    var unsynced = 0
+    @exclusivity(unchecked) var unsynced = 0
     /// Syncs sent whose own result is not read yet.
-    var syncsPending = 0
+    @exclusivity(unchecked) var syncsPending = 0
     /// Whether its pipeline is empty: every read answered, every Sync's result read.
     var isIdle: Bool { inFlight.isEmpty && syncsPending == 0 }
     /// Whether a session may hold it: its pipeline is empty, and no cancel request is under way,
     /// which could reach the session's statements.
     var isFree: Bool { isIdle && cancelsUnderway == 0 }
     /// Commands to send once it takes reads again (`DEALLOCATE` of a statement gone).
-    var pendingCommands: [String] = []
+    @exclusivity(unchecked) var pendingCommands: [String] = []
     /// Whether the event loop watches its socket.
-    var watched = false
+    @exclusivity(unchecked) var watched = false
     /// Whether a cancel request for it waits to begin (`requestCancel`).
-    var cancelQueued = false
+    @exclusivity(unchecked) var cancelQueued = false
     /// Cancel requests for it that wait or run: reads sent meanwhile may be hit.
-    var cancelsUnderway = 0
+    @exclusivity(unchecked) var cancelsUnderway = 0
     /// When it is repaired, once it stayed unusable and idle since (`PostgresServerConnections.repairs`).
-    var repairDue: ContinuousClock.Instant?
+    @exclusivity(unchecked) var repairDue: ContinuousClock.Instant?
     /// Whether libpq holds output it could not send yet.
-    var flushPending = false
+    @exclusivity(unchecked) var flushPending = false
     /// Whether it connects again before its next use: an answer was left half read, or (shared) the
     /// server failed a read with a connection-class error (its session terminated, the server
     /// shutting down), so it takes no more reads.
-    var broken = false
+    @exclusivity(unchecked) var broken = false
     /// How long a reconnect without blocking waits for the server at each step, as libpq's
     /// `connect_timeout` bounds a blocking one (at least 2 s, as libpq takes it); `nil`: no limit.
     let connectTimeout: Duration?
