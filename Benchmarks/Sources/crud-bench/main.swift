@@ -51,7 +51,8 @@ struct Options {
         --of shared (PostgreSQL): CRUD with its pool's 16 sessions on 4 server connections, reads pipelined.
         --spinning-mutexes has SQLite's mutexes spin before they sleep, for the whole run, raw sqlite3's
         too (SQLiteProcess.useSpinningMutexes, which SQLite takes only before its first use).
-        With --backends postgres, the same on a throwaway PostgreSQL server (raw: libpq on one thread).
+        With --backends postgres, the same on a throwaway PostgreSQL server (raw: libpq on one thread);
+        with --backends mysql, on a throwaway MariaDB (raw: Connector/C on one thread).
         Implementations (SQLite): crud, crud-any (CRUD through AnyDatabase), grdb-record, grdb-codable (raw sqlite3 always runs, as the reference).
         Backends: sqlite, postgres, mysql (default all). PostgreSQL runs insert, fetch, lookup and concurrent
         against raw libpq on a throwaway server (initdb + pg_ctl; as root, run as the postgres user), and
@@ -584,6 +585,16 @@ func runTaskLookups(_ options: Options, directory: URL) throws {
         case "shared": CRUDPostgresSharedImplementation.self
         default: CRUDPostgresImplementation.self
         }
+        checksum = try timed(type.init(path: url))
+    } else if options.backends == ["mysql"] {
+        guard options.lookupsOf != "shared" else { throw BenchError("task-lookups: --of shared is PostgreSQL's (--backends postgres)") }
+        CRUDLogging.queryLogDestinations = []
+        let mariadb = try MariaDBServer.start()
+        defer { mariadb.stop() }
+        let server = "mysql://\(MariaDBServer.user):\(MariaDBServer.password)@127.0.0.1:\(mariadb.port)/"
+        let url = try readDatabase(["lookup"], RawMySQLImplementation.self, dataset: dataset,
+                                   create: { try MySQLBenchDatabase.create(server: server, database: $0) })
+        let type: any BenchConcurrentImplementation.Type = raw ? RawMySQLImplementation.self : CRUDMySQLImplementation.self
         checksum = try timed(type.init(path: url))
     } else {
         guard options.lookupsOf != "shared" else { throw BenchError("task-lookups: --of shared is PostgreSQL's (--backends postgres)") }
