@@ -342,6 +342,22 @@ public final class MySQLConnection: CRUDConnection {
     /// connection is then lost, and the next call reconnects.
     /// - Throws: `CRUDSQLExeError` of kind `.connectionLost`.
     nonisolated(nonsending) func awaitSocket(_ status: Int32, connecting: Bool = false) async throws -> Int32 {
+        // A statement's wait for the server's answer, on its own: the other waits' locals would cost
+        // the calling frame blocks the task allocates at each step.
+        let readsAnswer = !connecting && status & MYSQL_WAIT_WRITE == 0 && status & (MYSQL_WAIT_READ | MYSQL_WAIT_EXCEPT) != 0
+        guard readsAnswer else { return try await awaitSocketOtherwise(status, connecting: connecting) }
+        do {
+            try await CRUDEventLoop.shared.wait(until: .readable, on: mysql_get_socket(handle))
+            return MYSQL_WAIT_READ
+        } catch {
+            lost = true
+            throw error
+        }
+    }
+
+    /// `awaitSocket` for a write, a connect's step or a timeout.
+    @inline(never)
+    private nonisolated(nonsending) func awaitSocketOtherwise(_ status: Int32, connecting: Bool) async throws -> Int32 {
         let socket = mysql_get_socket(handle)
         do {
             // A connect asks for a timeout beside the socket (MYSQL_OPT_CONNECT_TIMEOUT); a statement's

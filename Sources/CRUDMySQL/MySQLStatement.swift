@@ -152,18 +152,40 @@ public final class MySQLStatement: CRUDStatement {
         let alone = try bindParameters()
         var attempt = 0
         while true {
-            var failed: Int32 = 0
-            var status = mysql_stmt_execute_start(&failed, handle)
-            while status != 0 { status = mysql_stmt_execute_cont(&failed, handle, try await connection.awaitSocket(status)) }
-            if failed == 0 { break }
+            let handle = handle
+            var (status, failed) = Self.step { mysql_stmt_execute_start($0, handle) }
+            while status != 0 {
+                let ready = try await connection.awaitSocket(status)
+                (status, failed) = Self.step { mysql_stmt_execute_cont($0, handle, ready) }
+            }
+            if !failed { break }
             attempt = try retry(after: attempt, alone: alone)
-            try await Task.sleep(for: .microseconds(Self.pauseMicroseconds(before: attempt)))
+            try await Self.pause(before: attempt)
         }
         guard executedHasRows() else { return }
+        let handle = handle
+        var (status, failed) = Self.step { mysql_stmt_store_result_start($0, handle) }
+        while status != 0 {
+            let ready = try await connection.awaitSocket(status)
+            (status, failed) = Self.step { mysql_stmt_store_result_cont($0, handle, ready) }
+        }
+        try storedRows(!failed)
+    }
+
+    /// One step of a non-blocking call (its `_start` or a `_cont`): what it waits for next (0 once
+    /// done), and whether it failed. The flag it writes is a local here, not in the async caller,
+    /// where a local whose address C takes costs a block the task allocates at every step.
+    @inline(__always)
+    private static func step(_ call: (UnsafeMutablePointer<Int32>) -> Int32) -> (status: Int32, failed: Bool) {
         var failed: Int32 = 0
-        var status = mysql_stmt_store_result_start(&failed, handle)
-        while status != 0 { status = mysql_stmt_store_result_cont(&failed, handle, try await connection.awaitSocket(status)) }
-        try storedRows(failed == 0)
+        let status = call(&failed)
+        return (status, failed != 0)
+    }
+
+    /// The pause before attempt `attempt` runs, out of the statement's path.
+    @inline(never)
+    private static nonisolated(nonsending) func pause(before attempt: Int) async throws {
+        try await Task.sleep(for: .microseconds(pauseMicroseconds(before: attempt)))
     }
 
     /// Binds the parameters for a run; whether the statement runs outside a transaction.
