@@ -91,6 +91,9 @@ public final class PostgresConnection: CRUDConnection {
         return try body()
     }
 
+    /// Whether the session shares server connections with others, holding one for its calls.
+    var sharesServerConnections: Bool { group != nil }
+
     /// `holding(_:)` suspending the task rather than blocking its thread. Inlined, like the other
     /// steps of an awaited statement: each async call not inlined allocates a frame in the task.
     @inline(__always)

@@ -139,12 +139,20 @@ public final class PostgresStatement: CRUDStatement {
     /// through a shared server connection's pipeline.
     @inline(__always)
     nonisolated(nonsending) func executeWithoutBlocking(reading: Bool) async throws {
+        // Taken strong once: each use of the unowned reference checks it anew.
+        let connection = connection
         if reading, let answer = try await connection.pipelined(self) { return try adopt(answer.result) }
-        try await connection.holding {
-            try await connection.ensurePreparedAwaiting(self)
-            guard send(on: connection.handle) == 1 else { throw connection.error(nil, sql: sql) }
-            try adopt(try await connection.awaitAnswer(sql: sql))
-        }
+        // No closure for a connection of the session's own: its context would be a block the task
+        // allocates.
+        guard connection.sharesServerConnections else { return try await sendAwaitingAnswer(on: connection) }
+        try await connection.holding { try await sendAwaitingAnswer(on: connection) }
+    }
+
+    @inline(__always)
+    private nonisolated(nonsending) func sendAwaitingAnswer(on connection: PostgresConnection) async throws {
+        try await connection.ensurePreparedAwaiting(self)
+        guard send(on: connection.handle) == 1 else { throw connection.error(nil, sql: sql) }
+        try adopt(try await connection.awaitAnswer(sql: sql))
     }
 
     /// `PQsendQueryPrepared` of the statement with its parameters, on `handle`; `PQsendQueryParams`
