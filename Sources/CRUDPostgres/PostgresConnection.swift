@@ -102,13 +102,26 @@ public final class PostgresConnection: CRUDConnection {
         if held == nil { held = try await group.acquire(for: ObjectIdentifier(self)) }
         holds += 1
         defer { letGo() }
-        if let held, !held.isWorking || held.broken { try await held.reconnectAwaiting(target: target) }
+        if let held, !held.isWorking || isBroken(held) { try await held.reconnectAwaiting(target: target) }
         return try await body()
+    }
+
+    /// Whether `server` connects again before its next use: a shared one's flag is read under its
+    /// group's lock, as the rest of its shared state is, though its holder alone sets it.
+    private func isBroken(_ server: PostgresServerConnection) -> Bool {
+        guard let group else { return server.broken }
+        return group.lock.withLock { server.broken }
+    }
+
+    /// Sets `server`'s `broken`: a shared one's under its group's lock (see `isBroken`).
+    private func mark(_ server: PostgresServerConnection, broken: Bool) {
+        guard let group else { return server.broken = broken }
+        group.lock.withLock { server.broken = broken }
     }
 
     /// The held server connection, lost or left half read, connects again.
     private func reconnectHeld() throws {
-        guard let held, !held.isWorking || held.broken else { return }
+        guard let held, !held.isWorking || isBroken(held) else { return }
         try held.reconnect(target: target)
     }
 
@@ -408,7 +421,7 @@ public final class PostgresConnection: CRUDConnection {
     nonisolated(nonsending) func awaitAnswer(sql: String) async throws -> OpaquePointer? {
         // Broken until the answer is all read: a wait that fails leaves it half read.
         let server = own ?? held!
-        server.broken = true
+        mark(server, broken: true)
         try await flushAwaiting(sql: sql)
         var answer: OpaquePointer?
         while true {
@@ -432,7 +445,7 @@ public final class PostgresConnection: CRUDConnection {
                 PQclear(next)
             }
         }
-        server.broken = false
+        mark(server, broken: false)
         return answer
     }
 

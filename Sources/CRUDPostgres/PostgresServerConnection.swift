@@ -206,7 +206,7 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
             if let cancelHandle { PQfreeCancel(cancelHandle) }
             cancelHandle = fresh
         }
-        broken = false
+        if let group { group.lock.withLock { broken = false } } else { broken = false }
         generation += 1
         group?.reconnectEnded(succeeded: true)
     }
