@@ -102,26 +102,13 @@ public final class PostgresConnection: CRUDConnection {
         if held == nil { held = try await group.acquire(for: ObjectIdentifier(self)) }
         holds += 1
         defer { letGo() }
-        if let held, !held.isWorking || isBroken(held) { try await held.reconnectAwaiting(target: target) }
+        if let held, !held.isWorking || held.needsReconnect { try await held.reconnectAwaiting(target: target) }
         return try await body()
-    }
-
-    /// Whether `server` connects again before its next use: a shared one's flag is read under its
-    /// group's lock, as the rest of its shared state is, though its holder alone sets it.
-    private func isBroken(_ server: PostgresServerConnection) -> Bool {
-        guard let group else { return server.broken }
-        return group.lock.withLock { server.broken }
-    }
-
-    /// Sets `server`'s `broken`: a shared one's under its group's lock (see `isBroken`).
-    private func mark(_ server: PostgresServerConnection, broken: Bool) {
-        guard let group else { return server.broken = broken }
-        group.lock.withLock { server.broken = broken }
     }
 
     /// The held server connection, lost or left half read, connects again.
     private func reconnectHeld() throws {
-        guard let held, !held.isWorking || isBroken(held) else { return }
+        guard let held, !held.isWorking || held.needsReconnect else { return }
         try held.reconnect(target: target)
     }
 
@@ -217,7 +204,7 @@ public final class PostgresConnection: CRUDConnection {
     /// stays usable: the next one it holds reconnects, where lost.
     @_spi(CRUDDriver) public var isUsable: Bool {
         guard let own else { return true }
-        return own.isWorking && !own.broken
+        return own.isWorking && !own.needsReconnect
     }
 
     /// Connects again after the connection was lost; prepared statements died with the old session.
@@ -329,7 +316,7 @@ public final class PostgresConnection: CRUDConnection {
             while answers.take(try await nextResultAwaiting(sql: sql)) {}
         } catch {
             // Half read: the connection cannot be used before it is replaced.
-            own?.broken = true
+            own?.setBroken(true)
             PQclear(answers.finish(on: handle))
             throw error
         }
@@ -421,7 +408,7 @@ public final class PostgresConnection: CRUDConnection {
     nonisolated(nonsending) func awaitAnswer(sql: String) async throws -> OpaquePointer? {
         // Broken until the answer is all read: a wait that fails leaves it half read.
         let server = own ?? held!
-        mark(server, broken: true)
+        server.setBroken(true)
         try await flushAwaiting(sql: sql)
         var answer: OpaquePointer?
         while true {
@@ -445,7 +432,7 @@ public final class PostgresConnection: CRUDConnection {
                 PQclear(next)
             }
         }
-        mark(server, broken: false)
+        server.setBroken(false)
         return answer
     }
 

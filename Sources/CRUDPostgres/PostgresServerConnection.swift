@@ -58,8 +58,25 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
     @exclusivity(unchecked) var flushPending = false
     /// Whether it connects again before its next use: an answer was left half read, or (shared) the
     /// server failed a read with a connection-class error (its session terminated, the server
-    /// shutting down), so it takes no more reads.
+    /// shutting down), so it takes no more reads. Under the group's lock; its holder goes through
+    /// `needsReconnect` and `setBroken`.
     @exclusivity(unchecked) var broken = false
+    /// The group's lock, for a shared one's holder to take around `broken` (the group itself is
+    /// weak: it keeps its server connections).
+    private let groupLock: NSCondition?
+
+    /// `broken`, for the session using it: a shared one's read under its group's lock, which orders
+    /// it after what the previous holder set.
+    var needsReconnect: Bool {
+        guard let groupLock else { return broken }
+        return groupLock.withLock { broken }
+    }
+
+    /// Sets `broken`, for the session using it (see `needsReconnect`).
+    func setBroken(_ value: Bool) {
+        guard let groupLock else { return broken = value }
+        groupLock.withLock { broken = value }
+    }
     /// How long a reconnect without blocking waits for the server at each step, as libpq's
     /// `connect_timeout` bounds a blocking one (at least 2 s, as libpq takes it); `nil`: no limit.
     let connectTimeout: Duration?
@@ -84,6 +101,7 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
         }
         handle = connection
         self.group = group
+        groupLock = group?.lock
         self.index = index
         connectTimeout = parameters["connect_timeout"].flatMap { Int($0) }.flatMap { $0 > 0 ? .seconds(max(2, $0)) : nil }
         cancelHandle = PQgetCancel(connection)
@@ -206,7 +224,7 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
             if let cancelHandle { PQfreeCancel(cancelHandle) }
             cancelHandle = fresh
         }
-        if let group { group.lock.withLock { broken = false } } else { broken = false }
+        setBroken(false)
         generation += 1
         group?.reconnectEnded(succeeded: true)
     }
