@@ -150,9 +150,9 @@ public final class MySQLStatement: CRUDStatement {
     /// event loop for what each asks (`MySQLConnection.awaitSocket`).
     nonisolated(nonsending) func executeWithoutBlocking() async throws {
         let alone = try bindParameters()
+        let handle = handle
         var attempt = 0
         while true {
-            let handle = handle
             var (status, failed) = Self.step { mysql_stmt_execute_start($0, handle) }
             while status != 0 {
                 let ready = try await connection.awaitSocket(status)
@@ -163,7 +163,6 @@ public final class MySQLStatement: CRUDStatement {
             try await Self.pause(before: attempt)
         }
         guard executedHasRows() else { return }
-        let handle = handle
         var (status, failed) = Self.step { mysql_stmt_store_result_start($0, handle) }
         while status != 0 {
             let ready = try await connection.awaitSocket(status)

@@ -557,13 +557,16 @@ do {
     exit(1)
 }
 
-/// Runs the concurrent workload's one worker's lookups `--repeats` times over, with raw sqlite3 or
+/// Runs the concurrent workload's one worker's lookups `--repeats` times over, with the raw C client or
 /// CRUD, and checks that every id was found.
 func runTaskLookups(_ options: Options, directory: URL) throws {
     let dataset = Dataset(rows: options.rows)
     let ids = Array(Array(repeating: dataset.lookupIds, count: options.repeats).joined())
     let raw = options.lookupsOf == "raw"
     let lookups = ids.count * options.workers
+    if options.lookupsOf == "shared", options.backends != ["postgres"] {
+        throw BenchError("task-lookups: --of shared is PostgreSQL's (--backends postgres)")
+    }
     let checksum: Checksum
     /// The lookups on `implementation`, their wall and CPU time (the process's threads) a lookup printed.
     func timed(_ implementation: any BenchConcurrentImplementation) throws -> Checksum {
@@ -587,7 +590,6 @@ func runTaskLookups(_ options: Options, directory: URL) throws {
         }
         checksum = try timed(type.init(path: url))
     } else if options.backends == ["mysql"] {
-        guard options.lookupsOf != "shared" else { throw BenchError("task-lookups: --of shared is PostgreSQL's (--backends postgres)") }
         CRUDLogging.queryLogDestinations = []
         let mariadb = try MariaDBServer.start()
         defer { mariadb.stop() }
@@ -597,7 +599,6 @@ func runTaskLookups(_ options: Options, directory: URL) throws {
         let type: any BenchConcurrentImplementation.Type = raw ? RawMySQLImplementation.self : CRUDMySQLImplementation.self
         checksum = try timed(type.init(path: url))
     } else {
-        guard options.lookupsOf != "shared" else { throw BenchError("task-lookups: --of shared is PostgreSQL's (--backends postgres)") }
         let path = directory.appending(path: "read.sqlite").path
         try BenchDatabase.fill(at: path, with: dataset)
         let type: any BenchConcurrentImplementation.Type = raw ? RawImplementation.self : CRUDImplementation.self
