@@ -56,8 +56,9 @@ public final class PostgresStatement: CRUDStatement {
     @exclusivity(unchecked) private var parameterIsSet: [Bool]
 
     @exclusivity(unchecked) private var result: OpaquePointer?
-    @exclusivity(unchecked) private var row = -1
-    @exclusivity(unchecked) private var rowCount = 0
+    /// The current row and the result's count, as libpq numbers them.
+    @exclusivity(unchecked) private var row: Int32 = -1
+    @exclusivity(unchecked) private var rowCount: Int32 = 0
     /// Each result column's type, read from the statement's first result: a prepared statement's
     /// result columns keep their types (PostgreSQL refuses to run it once they would change), so
     /// no cell asks libpq again. Used by one thread at a time, as the statement is, so reads skip
@@ -197,7 +198,7 @@ public final class PostgresStatement: CRUDStatement {
             throw error
         }
         result = executed
-        rowCount = status == PGRES_TUPLES_OK ? Int(PQntuples(executed)) : 0
+        rowCount = status == PGRES_TUPLES_OK ? PQntuples(executed) : 0
         row = -1
         // An unnamed statement is planned anew at each run, so its result's types may change.
         if status == PGRES_TUPLES_OK, columnTypes == nil || isUnnamed {
@@ -346,6 +347,12 @@ public final class PostgresStatement: CRUDStatement {
 
     // MARK: - Reading
 
+    // Each read asks for the column's type first, read once per result, and then for the cell:
+    // the column is then one the result has. The helpers are inlined into every read and their
+    // errors built out of line, so a fetch's rows pay no calls but libpq's.
+
+    /// The column's type, or 0 where the result has no such column.
+    @inline(__always)
     private func columnType(_ column: Int) -> Oid {
         guard let columnTypes, column >= 0, column < columnTypes.count else { return 0 }
         return columnTypes[column]
@@ -353,19 +360,35 @@ public final class PostgresStatement: CRUDStatement {
 
     /// The cell's bytes where libpq keeps them, or `nil` for NULL: its length first, since a value
     /// with bytes is not NULL and only an empty one needs asking. Two calls into libpq where
-    /// asking for nullness, type, value and length would take four.
+    /// asking for nullness, type, value and length would take four. `column` is one the result
+    /// has: its type was read first.
+    @inline(__always)
     private func cell(_ column: Int) -> UnsafeRawBufferPointer? {
-        let length = Int(PQgetlength(result, Int32(row), Int32(column)))
-        if length == 0, PQgetisnull(result, Int32(row), Int32(column)) == 1 { return nil }
-        return UnsafeRawBufferPointer(start: PQgetvalue(result, Int32(row), Int32(column)), count: length)
+        let row = self.row, column = Int32(truncatingIfNeeded: column)
+        let length = Int(PQgetlength(result, row, column))
+        if length == 0, PQgetisnull(result, row, column) == 1 { return nil }
+        return UnsafeRawBufferPointer(start: PQgetvalue(result, row, column), count: length)
     }
 
-    private func load<T: FixedWidthInteger>(_ value: UnsafeRawBufferPointer, _ column: Int, as: T.Type) throws -> T {
-        guard value.count == MemoryLayout<T>.size else { throw decodingError(column, "has \(value.count) bytes where \(T.self) was expected") }
+    /// The cell as a fixed-width number in network byte order; NULL, or bytes of another count,
+    /// throw.
+    @inline(__always)
+    private func load<T: FixedWidthInteger>(_ column: Int, as: T.Type) throws -> T {
+        guard let value = cell(column), value.count == MemoryLayout<T>.size else { throw unreadable(column, as: T.self) }
         return T(bigEndian: value.loadUnaligned(as: T.self))
     }
 
+    @inline(never)
+    private func unreadable<T>(_ column: Int, as: T.Type) -> CRUDDecoderError {
+        guard let value = cell(column) else { return decodingError(column, CRUDDecoderError.nullProblem) }
+        return decodingError(column, "has \(value.count) bytes where \(T.self) was expected")
+    }
+
+    @inline(never)
     private func wrongType(_ column: Int, expected: String) -> CRUDDecoderError {
+        guard let columnTypes, column >= 0, column < columnTypes.count else {
+            return CRUDDecoderError("no column \(column) to read \(expected) from: the result has \(columnTypes?.count ?? 0) (\(sql))")
+        }
         if isNull(column) { return decodingError(column, CRUDDecoderError.nullProblem) }
         return decodingError(column, "has PostgreSQL type \(columnType(column)) where \(expected) was expected")
     }
@@ -375,25 +398,23 @@ public final class PostgresStatement: CRUDStatement {
     }
 
     public func isNull(_ column: Int) -> Bool {
-        PQgetisnull(result, Int32(row), Int32(column)) == 1
+        PQgetisnull(result, row, Int32(column)) == 1
     }
 
     public func readInt64(_ column: Int) throws -> Int64 {
-        guard let value = cell(column) else { throw wrongType(column, expected: "an integer") }
         switch columnType(column) {
-        case TypeOID.int8: return try load(value, column, as: Int64.self)
-        case TypeOID.int4: return Int64(try load(value, column, as: Int32.self))
-        case TypeOID.int2: return Int64(try load(value, column, as: Int16.self))
-        case TypeOID.oid: return Int64(try load(value, column, as: UInt32.self))
+        case TypeOID.int8: return try load(column, as: Int64.self)
+        case TypeOID.int4: return Int64(try load(column, as: Int32.self))
+        case TypeOID.int2: return Int64(try load(column, as: Int16.self))
+        case TypeOID.oid: return Int64(try load(column, as: UInt32.self))
         default: throw wrongType(column, expected: "an integer")
         }
     }
 
     public func readReal(_ column: Int) throws -> Double {
-        guard let value = cell(column) else { throw wrongType(column, expected: "a number") }
         switch columnType(column) {
-        case TypeOID.float8: return Double(bitPattern: try load(value, column, as: UInt64.self))
-        case TypeOID.float4: return Double(Float(bitPattern: try load(value, column, as: UInt32.self)))
+        case TypeOID.float8: return Double(bitPattern: try load(column, as: UInt64.self))
+        case TypeOID.float4: return Double(Float(bitPattern: try load(column, as: UInt32.self)))
         case TypeOID.int8, TypeOID.int4, TypeOID.int2: return Double(try readInt64(column))
         default: throw wrongType(column, expected: "double precision")
         }
@@ -405,57 +426,54 @@ public final class PostgresStatement: CRUDStatement {
     }
 
     /// The text's bytes where libpq keeps them; a `jsonb` value's after its version byte.
+    @inline(__always)
     public func withTextBytes<T>(_ column: Int, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
-        guard let value = cell(column) else { throw wrongType(column, expected: "text") }
         let type = columnType(column)
-        if TypeOID.isText(type) || type == TypeOID.json { return try body(value) }
-        guard type == TypeOID.jsonb else { throw wrongType(column, expected: "text") }
+        if TypeOID.isText(type) || type == TypeOID.json, let value = cell(column) { return try body(value) }
+        guard type == TypeOID.jsonb, let value = cell(column) else { throw wrongType(column, expected: "text") }
         guard value.first == 1 else { throw decodingError(column, "jsonb of an unknown binary version \(value.first.map(String.init) ?? "none")") }
         return try body(UnsafeRawBufferPointer(rebasing: value.dropFirst()))
     }
 
     public func readBlob(_ column: Int) throws -> [UInt8] {
-        guard let value = cell(column), columnType(column) == TypeOID.bytea else { throw wrongType(column, expected: "bytea") }
+        guard columnType(column) == TypeOID.bytea, let value = cell(column) else { throw wrongType(column, expected: "bytea") }
         return Array(value)
     }
 
     public func readData(_ column: Int) throws -> Data {
-        guard let value = cell(column), columnType(column) == TypeOID.bytea else { throw wrongType(column, expected: "bytea") }
+        guard columnType(column) == TypeOID.bytea, let value = cell(column) else { throw wrongType(column, expected: "bytea") }
         return Data(value)
     }
 
     public func readBool(_ column: Int) throws -> Bool {
-        guard let value = cell(column), columnType(column) == TypeOID.bool else { throw wrongType(column, expected: "boolean") }
-        return value.first != 0
+        guard columnType(column) == TypeOID.bool else { throw wrongType(column, expected: "boolean") }
+        return try load(column, as: UInt8.self) != 0
     }
 
     public func readDate(_ column: Int) throws -> Date {
-        guard let value = cell(column) else { throw wrongType(column, expected: "timestamptz") }
         switch columnType(column) {
         case TypeOID.timestamptz, TypeOID.timestamp:
-            let microseconds = try load(value, column, as: Int64.self)
-            return Date(timeIntervalSince1970: postgresEpoch + Double(microseconds) / 1_000_000)
+            return Date(timeIntervalSince1970: postgresEpoch + Double(try load(column, as: Int64.self)) / 1_000_000)
         case TypeOID.date:
-            return Date(timeIntervalSince1970: postgresEpoch + Double(try load(value, column, as: Int32.self)) * 86_400)
+            return Date(timeIntervalSince1970: postgresEpoch + Double(try load(column, as: Int32.self)) * 86_400)
         default:
             throw wrongType(column, expected: "timestamptz")
         }
     }
 
     public func readUUID(_ column: Int) throws -> UUID {
-        guard let value = cell(column) else { throw wrongType(column, expected: "uuid") }
-        switch columnType(column) {
+        let type = columnType(column)
+        guard type == TypeOID.uuid || TypeOID.isText(type), let value = cell(column) else { throw wrongType(column, expected: "uuid") }
+        switch type {
         case TypeOID.uuid:
             guard value.count == 16 else { throw decodingError(column, "has \(value.count) bytes where a 16-byte uuid was expected") }
             var uuid = UUID().uuid
             withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: value) }
             return UUID(uuid: uuid)
-        case let type where TypeOID.isText(type):
+        default:
             let text = String(decoding: value, as: UTF8.self)
             guard let uuid = UUID(uuidString: text) else { throw decodingError(column, "\"\(text)\" is not a UUID") }
             return uuid
-        default:
-            throw wrongType(column, expected: "uuid")
         }
     }
 }

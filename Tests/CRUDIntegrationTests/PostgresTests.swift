@@ -118,6 +118,44 @@ struct PostgresTests {
         #expect(byColumn["url"] == "text")
     }
 
+    @Test("every binary width reads; a NULL, another type and a column the result lacks throw errors that name the column and what was found")
+    func cellReads() throws {
+        let db = try Self.database()
+        let sql = """
+            SELECT 7::int2 AS small, 8::int4 AS medium, 9::int8 AS large, 42::oid AS oid, 1.5::float4 AS single,
+            2.5::float8 AS double, true AS yes, NULL::int8 AS missing, 'words'::text AS words, '{"a": 1}'::jsonb AS document,
+            DATE '2000-01-02' AS day, TIMESTAMPTZ '2000-01-01 00:00:01.5+00' AS moment,
+            'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid AS id, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::text AS id_text
+            """
+        try db.withConnection { connection in
+            let statement = try connection.prepareOwned(sql)
+            #expect(try statement.step())
+            #expect(try (0 ... 3).map { try statement.readInt64($0) } == [7, 8, 9, 42])
+            #expect(try [0, 2, 4, 5].map { try statement.readReal($0) } == [7, 9, 1.5, 2.5])
+            #expect(try statement.readBool(6))
+            #expect(statement.isNull(7) && !statement.isNull(8))
+            #expect(try statement.readText(8) == "words")
+            #expect(try statement.readText(9) == #"{"a": 1}"#)
+            #expect(try statement.readDate(10) == Date(timeIntervalSince1970: 946_684_800 + 86_400))
+            #expect(try statement.readDate(11) == Date(timeIntervalSince1970: 946_684_801.5))
+            #expect(try statement.readUUID(12) == UUID(uuidString: "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"))
+            #expect(try statement.readUUID(13) == UUID(uuidString: "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"))
+
+            let null = #expect(throws: CRUDDecoderError.self) { try statement.readInt64(7) }
+            #expect(null?.msg == "column \"missing\": \(CRUDDecoderError.nullProblem)")
+            let text = #expect(throws: CRUDDecoderError.self) { try statement.readInt64(8) }
+            #expect(text?.msg == "column \"words\": has PostgreSQL type 25 where an integer was expected")
+            let flag = #expect(throws: CRUDDecoderError.self) { try statement.readBool(0) }
+            #expect(flag?.msg == "column \"small\": has PostgreSQL type 21 where boolean was expected")
+            let moment = #expect(throws: CRUDDecoderError.self) { try statement.readDate(8) }
+            #expect(moment?.msg == "column \"words\": has PostgreSQL type 25 where timestamptz was expected")
+            let beyond = #expect(throws: CRUDDecoderError.self) { try statement.readInt64(14) }
+            #expect(beyond?.msg == "no column 14 to read an integer from: the result has 14 (\(sql))")
+            #expect(throws: CRUDDecoderError.self) { try statement.readText(-1) }
+            #expect(try !statement.step())
+        }
+    }
+
     @Test("errors carry SQLSTATE, the server's message and the SQL")
     func errorDetails() throws {
         let db = try Self.database()

@@ -53,7 +53,8 @@ struct Options {
         too (SQLiteProcess.useSpinningMutexes, which SQLite takes only before its first use).
         With --backends postgres, the same on a throwaway PostgreSQL server (raw: libpq on one thread);
         with --backends mysql, on a throwaway MariaDB (raw: Connector/C on one thread).
-        Implementations (SQLite): crud, crud-any (CRUD through AnyDatabase), grdb-record, grdb-codable (raw sqlite3 always runs, as the reference).
+        Implementations (SQLite): crud, crud-any (CRUD through AnyDatabase), grdb-record, grdb-codable (raw sqlite3 always runs, as the reference);
+        PostgreSQL's insert, fetch and lookup: raw-text (libpq with text results), crud, postgres-nio (raw libpq always runs).
         Backends: sqlite, postgres, mysql (default all). PostgreSQL runs insert, fetch, lookup and concurrent
         against raw libpq on a throwaway server (initdb + pg_ctl; as root, run as the postgres user), and
         scaling: CRUD's fetch and lookups on a primary, through pgbouncer (transaction mode) and on a
@@ -127,6 +128,14 @@ let allImplementations: Implementations = [
 
 /// The option names of the implementations after raw sqlite3.
 let implementationOptions = ["crud", "crud-any", "grdb-record", "grdb-codable"]
+/// The option names of PostgreSQL's implementations after raw libpq, for insert, fetch and lookup.
+let postgresImplementationOptions = ["raw-text", "crud", "postgres-nio"]
+
+/// The reference, `all`'s first, and those of the rest (named by `options`, in order) that
+/// `--implementations` names; all of them where it names none.
+func chosen<T>(_ all: [T], options: [String], _ selected: Set<String>?) -> [T] {
+    all.enumerated().filter { index, _ in index == 0 || selected?.contains(options[index - 1]) ?? true }.map(\.element)
+}
 
 func milliseconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
@@ -480,12 +489,12 @@ func runMySQL(_ options: Options, selected: [String], dataset: Dataset) throws {
 func runPostgres(_ options: Options, selected: [String], dataset: Dataset) throws {
     let workloads = selected.filter { ["insert", "fetch", "lookup", "concurrent", "observed"].contains($0) }
     guard !workloads.isEmpty else { return }
-    let implementations: ServerImplementations = [
+    let implementations = chosen([
         ("raw libpq", RawPostgresImplementation.self),
         ("raw libpq, text results", RawPostgresTextImplementation.self),
         ("CRUD", CRUDPostgresImplementation.self),
         ("PostgresNIO", PostgresNIOImplementation.self),
-    ]
+    ] as ServerImplementations, options: postgresImplementationOptions, options.implementations)
     let cluster = try PostgresCluster.start()
     defer { cluster.stop() }
     let server = "postgresql://postgres:\(PostgresCluster.password)@127.0.0.1:\(cluster.port)/postgres"
@@ -545,13 +554,10 @@ do {
     if options.spinningMutexes, !(try SQLiteProcess.useSpinningMutexes()) {
         throw BenchError("--spinning-mutexes: this platform's mutexes do not spin, and SQLite keeps its own")
     }
-    if let unknown = options.implementations?.subtracting(implementationOptions).first {
+    if let unknown = options.implementations?.subtracting(implementationOptions + postgresImplementationOptions).first {
         throw BenchError("unknown implementation \(unknown)")
     }
-    let chosen = allImplementations.enumerated().filter { index, _ in
-        index == 0 || options.implementations?.contains(implementationOptions[index - 1]) ?? true
-    }.map(\.element)
-    try run(options, implementations: chosen)
+    try run(options, implementations: chosen(allImplementations, options: implementationOptions, options.implementations))
 } catch {
     FileHandle.standardError.write(Data("crud-bench: error: \(error)\n".utf8))
     exit(1)
