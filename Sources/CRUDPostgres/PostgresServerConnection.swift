@@ -244,8 +244,10 @@ struct PostgresRead {
     /// waits any more.
     var statement: PostgresStatement?
     let command: String
-    /// `nil` once nobody waits: the task was cancelled before the server reached the read.
-    var task: CheckedContinuation<PostgresAnswer?, any Error>?
+    /// `nil` once nobody waits: the task was cancelled before the server reached the read. Resumed
+    /// by whoever takes the read out of its group's queue or a server connection's reads in flight,
+    /// under the group's lock, so once: unchecked, since a checked one allocates a record per read.
+    var task: UnsafeContinuation<PostgresAnswer?, any Error>?
     var answer: OpaquePointer?
     /// The statement's preparation on this server connection was sent before it, and its results
     /// have not ended yet: they come first.

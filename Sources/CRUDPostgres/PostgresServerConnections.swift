@@ -438,7 +438,7 @@ final class PostgresServerConnections: @unchecked Sendable {
     /// - Throws: `CRUDSQLExeError` when the connection is lost; a cancelled read that the server had
     ///   not reached yet throws without waiting for it.
     nonisolated(nonsending) func read(_ statement: PostgresStatement, for session: ObjectIdentifier) async throws -> PostgresAnswer? {
-        try await withCheckedThrowingContinuation { (task: CheckedContinuation<PostgresAnswer?, any Error>) in
+        try await withUnsafeThrowingContinuation { (task: UnsafeContinuation<PostgresAnswer?, any Error>) in
             lock.lock()
             reads += 1
             let read = PostgresRead(serial: reads, session: session, statement: statement, command: statement.sql, task: task)
@@ -543,7 +543,7 @@ final class PostgresServerConnections: @unchecked Sendable {
     /// Called under `lock`: `server` failed; every read in flight on it fails with it.
     private func lose(_ server: PostgresServerConnection) -> (() -> Void)? {
         let message = String(cString: PQerrorMessage(server.handle))
-        var failed: [(CheckedContinuation<PostgresAnswer?, any Error>, String)] = []
+        var failed: [(UnsafeContinuation<PostgresAnswer?, any Error>, String)] = []
         for read in server.inFlight {
             PQclear(read.answer)
             if let task = read.task { failed.append((task, read.command)) }

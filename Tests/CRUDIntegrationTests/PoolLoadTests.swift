@@ -120,7 +120,10 @@ struct PoolLoadTests {
         #expect(latest < .seconds(2), "every task ended within 2 s of its cancellation; the latest took \(latest)")
         #expect(unexpected.items.isEmpty, "only cancellations: \(unexpected.items.prefix(3))")
         let peak = peakThreads.items.max() ?? 0
-        #expect(peak < threadsBefore + 64, "no thread per waiting task: \(threadsBefore) threads before, \(peak) at the peak")
+        // The count is the process's, which the other backends' storms and the suites running
+        // meanwhile raise too (79 over the count before, once, in the whole suite); a thread per
+        // waiting task would add hundreds: 2,000 tasks wait.
+        #expect(peak < threadsBefore + 128, "no thread per waiting task: \(threadsBefore) threads before, \(peak) at the peak")
 
         // The pool serves the next query at once, and every connection is back in it.
         let next = await clock.measure { _ = try? await db.table(StormRow.self).count() }

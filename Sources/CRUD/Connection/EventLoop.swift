@@ -31,10 +31,12 @@ import Darwin
 
     /// Who waits on a socket: a task, resumed once; a task waiting at most until a timer (its
     /// `serial`) fires, resumed with whether the socket was ready; or a handler, called on the loop's
-    /// thread.
+    /// thread. A task's continuation is resumed by whoever takes it out of `waiting`, under `lock`,
+    /// so once: unchecked, since a checked one allocates a record at every wait, which is every
+    /// awaited answer's.
     private enum Waiter {
-        case task(CheckedContinuation<Void, any Error>)
-        case timedTask(CheckedContinuation<Bool, any Error>, serial: Int)
+        case task(UnsafeContinuation<Void, any Error>)
+        case timedTask(UnsafeContinuation<Bool, any Error>, serial: Int)
         case handler(any CRUDSocketHandler)
     }
 
@@ -108,7 +110,7 @@ import Darwin
     /// socket, so a connection is never left with an answer half read.
     /// - Throws: `CRUDSQLExeError` when the kernel refuses to watch the socket.
     public nonisolated(nonsending) func wait(until readiness: Readiness, on socket: Int32) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
             guard let failure = arm(socket, for: [readiness], .task(continuation)) else { return }
             if case .task(let waiting)? = lock.withLock({ waiting.removeValue(forKey: socket) }) {
                 waiting.resume(throwing: failure)
@@ -139,7 +141,7 @@ import Darwin
 
     /// One wait of `wait(until:on:timeout:)`, which a report for the socket's number ends.
     private nonisolated(nonsending) func waitOnce(until readiness: Readiness, on socket: Int32, timeout: Duration) async throws -> Bool {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, any Error>) in
+        try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Bool, any Error>) in
             let serial = lock.withLock {
                 timedWaits &+= 1
                 return timedWaits
@@ -154,7 +156,7 @@ import Darwin
                 guard (try? await Task.sleep(for: timeout)) != nil else { return }
                 // Still waiting, this same wait: the socket was not ready in time. The kernel's report,
                 // should it come, then finds no waiter, or the socket's next one (re-armed).
-                let expired: CheckedContinuation<Bool, any Error>? = lock.withLock {
+                let expired: UnsafeContinuation<Bool, any Error>? = lock.withLock {
                     timers.removeValue(forKey: serial)
                     guard case .timedTask(let expiring, serial: serial)? = waiting[socket] else { return nil }
                     waiting.removeValue(forKey: socket)
