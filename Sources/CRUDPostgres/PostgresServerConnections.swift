@@ -579,6 +579,7 @@ final class PostgresServerConnections: @unchecked Sendable {
     /// event loop's thread.
     func answer(on server: PostgresServerConnection) {
         var resumed: [() -> Void] = []
+        var answered: [Answered] = []
         lock.lock()
         server.watched = false
         if server.owner == nil, !server.isIdle {
@@ -591,7 +592,7 @@ final class PostgresServerConnections: @unchecked Sendable {
                 if PQconsumeInput(server.handle) != 1 {
                     if let failed = lose(server) { resumed.append(failed) }
                 } else {
-                    resumed += takeAnswers(on: server)
+                    takeAnswers(on: server, into: &answered, calling: &resumed)
                 }
             }
             if server.unsynced > 0, let failed = sync(server) { resumed.append(failed) }
@@ -599,13 +600,18 @@ final class PostgresServerConnections: @unchecked Sendable {
             if let failed = watch(server) { resumed.append(failed) }
         }
         lock.unlock()
+        for (task, answer) in answered { task.resume(returning: answer) }
         for resume in resumed { resume() }
     }
 
-    /// Called under `lock`: the answers libpq has complete on `server`, each to its read's task.
-    /// Each command's results end with a `nil` result; each Sync's with its own.
-    private func takeAnswers(on server: PostgresServerConnection) -> [() -> Void] {
-        var resumed: [() -> Void] = []
+    /// A read's task and its answer, for it to be resumed with after unlocking: most reads end so,
+    /// and a pair needs no closure made for it.
+    private typealias Answered = (task: UnsafeContinuation<PostgresAnswer?, any Error>, answer: PostgresAnswer)
+
+    /// Called under `lock`: the answers libpq has complete on `server`, each to its read's task:
+    /// into `answered`, or what else to call into `resumed`. Each command's results end with a
+    /// `nil` result; each Sync's with its own.
+    private func takeAnswers(on server: PostgresServerConnection, into answered: inout [Answered], calling resumed: inout [() -> Void]) {
         while !server.isIdle, PQisBusy(server.handle) == 0 {
             guard let result = PQgetResult(server.handle) else {
                 guard !server.inFlight.isEmpty else { break }
@@ -613,7 +619,11 @@ final class PostgresServerConnections: @unchecked Sendable {
                     // The end of the read's preparation; the read's own results follow.
                     server.inFlight[0].preparing = false
                 } else {
-                    if let answered = answer(server.inFlight.removeFirst(), on: server) { resumed.append(answered) }
+                    switch answer(server.inFlight.removeFirst(), on: server) {
+                    case .answered(let pair): answered.append(pair)
+                    case .call(let call): resumed.append(call)
+                    case nil: break
+                    }
                     cancelHead(of: server)
                 }
                 continue
@@ -640,13 +650,19 @@ final class PostgresServerConnections: @unchecked Sendable {
                 PQclear(result)
             }
         }
-        return resumed
     }
 
-    /// Called under `lock`, for a read whose results ended on `server`: its answer to its task, or
-    /// sent again when it did not run (a read before it in its batch failed) or a cancel meant for
-    /// another read hit it (a failed read changed nothing).
-    private func answer(_ read: PostgresRead, on server: PostgresServerConnection) -> (() -> Void)? {
+    /// What tells a read's task how its read ended, after unlocking.
+    private enum Ending {
+        case answered(Answered)
+        case call(() -> Void)
+    }
+
+    /// Called under `lock`, for a read whose results ended on `server`: how its task is told after
+    /// unlocking, its answer or an error; or the read is sent again when it did not run (a read
+    /// before it in its batch failed) or a cancel meant for another read hit it (a failed read
+    /// changed nothing).
+    private func answer(_ read: PostgresRead, on server: PostgresServerConnection) -> Ending? {
         let state = read.answer.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
         // The statement is not prepared there (the server connection was replaced underneath): it
         // is prepared again at its next use there.
@@ -667,20 +683,19 @@ final class PostgresServerConnections: @unchecked Sendable {
             again.aborted = false
             again.retries += 1
             guard let target = readTarget() else {
-                guard readsHaveServer else { return { task.resume(returning: nil) } }
+                guard readsHaveServer else { return .call { task.resume(returning: nil) } }
                 queued.append(again)
                 return nil
             }
-            return send(again, on: target)
+            return send(again, on: target).map(Ending.call)
         }
         guard read.answer != nil || !read.aborted else {
             let error = server.isWorking && !server.broken
                 ? CRUDSQLExeError("the read did not run: reads sent with it failed, \(read.retries + 1) times", sql: read.command)
                 : Self.lost(server, sql: read.command)
-            return { task.resume(throwing: error) }
+            return .call { task.resume(throwing: error) }
         }
-        let answer = PostgresAnswer(result: read.answer)
-        return { task.resume(returning: answer) }
+        return .answered((task, PostgresAnswer(result: read.answer)))
     }
 
     // MARK: - Cancelling
