@@ -351,7 +351,7 @@ public final class PostgresStatement: CRUDStatement {
     // the column is then one the result has. The helpers are inlined into every read and their
     // errors built out of line, so a fetch's rows pay no calls but libpq's.
 
-    /// The column's type, or 0 where the result has no such column.
+    /// The column's type, or 0 (no type's OID) where the result has no such column.
     @inline(__always)
     private func columnType(_ column: Int) -> Oid {
         guard let columnTypes, column >= 0, column < columnTypes.count else { return 0 }
@@ -386,11 +386,12 @@ public final class PostgresStatement: CRUDStatement {
 
     @inline(never)
     private func wrongType(_ column: Int, expected: String) -> CRUDDecoderError {
-        guard let columnTypes, column >= 0, column < columnTypes.count else {
+        let type = columnType(column)
+        guard type != 0 else {
             return CRUDDecoderError("no column \(column) to read \(expected) from: the result has \(columnTypes?.count ?? 0) (\(sql))")
         }
         if isNull(column) { return decodingError(column, CRUDDecoderError.nullProblem) }
-        return decodingError(column, "has PostgreSQL type \(columnType(column)) where \(expected) was expected")
+        return decodingError(column, "has PostgreSQL type \(type) where \(expected) was expected")
     }
 
     public func decodingError(_ column: Int, _ problem: String) -> CRUDDecoderError {
