@@ -14,7 +14,8 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
     let index: Int
     /// The group it belongs to; `nil` for a session's own.
     private weak var group: PostgresServerConnections?
-    /// Counts the reconnects: a statement prepared before one is gone.
+    /// Counts the reconnects: a statement prepared before one is gone. A shared one's holder changes
+    /// it under the group's lock, which the group reads it under while a session holds it.
     var generation = 0
     /// What `PQcancel` needs, made at each connect.
     private var cancelHandle: OpaquePointer?
@@ -44,8 +45,12 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
     /// Whether a session may hold it: its pipeline is empty, and no cancel request is under way,
     /// which could reach the session's statements.
     var isFree: Bool { isIdle && cancelsUnderway == 0 }
-    /// Commands to send once it takes reads again (`DEALLOCATE` of a statement gone).
-    @exclusivity(unchecked) var pendingCommands: [String] = []
+    /// Statements gone, to deallocate once it takes reads again, each with the `generation` it was
+    /// prepared in: one prepared before a reconnect went with the old session, and a `DEALLOCATE`
+    /// of it would fail, and abort the reads sent with it.
+    @exclusivity(unchecked) var pendingDeallocations: [(name: String, generation: Int)] = []
+    /// The error of a read that failed since the last Sync: why the reads behind it did not run.
+    @exclusivity(unchecked) var failureInBatch: String?
     /// Whether the event loop watches its socket.
     @exclusivity(unchecked) var watched = false
     /// Whether a cancel request for it waits to begin (`requestCancel`).
@@ -74,8 +79,13 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
 
     /// Sets `broken`, for the session using it (see `needsReconnect`).
     func setBroken(_ value: Bool) {
-        guard let groupLock else { return broken = value }
-        groupLock.withLock { broken = value }
+        underGroupLock { broken = value }
+    }
+
+    /// Runs `body` under the group's lock when shared.
+    private func underGroupLock(_ body: () -> Void) {
+        guard let groupLock else { return body() }
+        groupLock.withLock(body)
     }
     /// How long a reconnect without blocking waits for the server at each step, as libpq's
     /// `connect_timeout` bounds a blocking one (at least 2 s, as libpq takes it); `nil`: no limit.
@@ -224,8 +234,10 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
             if let cancelHandle { PQfreeCancel(cancelHandle) }
             cancelHandle = fresh
         }
-        setBroken(false)
-        generation += 1
+        underGroupLock {
+            broken = false
+            generation += 1
+        }
         group?.reconnectEnded(succeeded: true)
     }
 

@@ -314,12 +314,13 @@ final class PostgresServerConnections: @unchecked Sendable {
         queueDeallocations()
         resumed += repairs()
         for server in servers where takesReads(server) {
-            for command in server.pendingCommands {
+            for (name, generation) in server.pendingDeallocations where generation == server.generation {
+                let command = "DEALLOCATE \(name)"
                 if let failed = send(PostgresRead(serial: 0, session: ObjectIdentifier(self), statement: nil, command: command), on: server) {
                     resumed.append(failed)
                 }
             }
-            server.pendingCommands.removeAll()
+            server.pendingDeallocations.removeAll()
         }
         while !queued.isEmpty, let server = readTarget() {
             if let failed = send(queued.removeFirst(), on: server) { resumed.append(failed) }
@@ -476,7 +477,7 @@ final class PostgresServerConnections: @unchecked Sendable {
         }
         for (name, marks) in names {
             for server in servers where server.holdsPreparation(marked: marks) {
-                server.pendingCommands.append("DEALLOCATE \(name)")
+                server.pendingDeallocations.append((name, server.generation))
             }
         }
     }
@@ -549,7 +550,8 @@ final class PostgresServerConnections: @unchecked Sendable {
             if let task = read.task { failed.append((task, read.command)) }
         }
         server.inFlight.removeAll()
-        server.pendingCommands.removeAll()
+        server.pendingDeallocations.removeAll()
+        server.failureInBatch = nil
         server.unsynced = 0
         server.syncsPending = 0
         let admitted = admit()
@@ -631,6 +633,7 @@ final class PostgresServerConnections: @unchecked Sendable {
             let status = PQresultStatus(result)
             if status == PGRES_PIPELINE_SYNC {
                 server.syncsPending -= 1
+                server.failureInBatch = nil
                 PQclear(result)
             } else if server.inFlight.isEmpty {
                 PQclear(result)
@@ -670,6 +673,9 @@ final class PostgresServerConnections: @unchecked Sendable {
         // The server ends this session: the reads behind this one were aborted with it, and it
         // takes no more until it connects again.
         if PostgresState.kind(of: state) == .connectionLost { server.broken = true }
+        if state != nil, let message = PQresultErrorField(read.answer, Int32(UInt8(ascii: "M"))) {
+            server.failureInBatch = String(cString: message)
+        }
         guard let task = read.task else {
             PQclear(read.answer)
             return nil
@@ -691,7 +697,8 @@ final class PostgresServerConnections: @unchecked Sendable {
         }
         guard read.answer != nil || !read.aborted else {
             let error = server.isWorking && !server.broken
-                ? CRUDSQLExeError("the read did not run: reads sent with it failed, \(read.retries + 1) times", sql: read.command)
+                ? CRUDSQLExeError("the read did not run: a read sent ahead of it in its pipeline failed, \(read.retries + 1) times"
+                                  + (server.failureInBatch.map { " (the last: \($0))" } ?? ""), sql: read.command)
                 : Self.lost(server, sql: read.command)
             return .call { task.resume(throwing: error) }
         }
