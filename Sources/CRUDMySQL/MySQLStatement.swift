@@ -17,8 +17,10 @@ public final class MySQLStatement: CRUDStatement {
     private var fields: UnsafeMutablePointer<MYSQL_FIELD>?
     private var metadata: UnsafeMutablePointer<MYSQL_RES>?
     private var executed = false
-    /// How often a statement outside a transaction runs again after a deadlock.
-    static let deadlockRetries = 10
+    /// How long after its first deadlock a statement outside a transaction is still run again: a
+    /// time, not a count, since a statement that lost to another Galera node's commit of the same
+    /// row loses its next run about as often whatever it waited (the other node goes on committing).
+    static let deadlockRetryTime = Duration.seconds(2)
     /// Whether the statement is an INSERT, whose ids the connection keeps for `lastInsertId`.
     private let isInsert: Bool
     /// Whether it writes rows, so that the rows it returns (`… RETURNING`) are the rows it changed.
@@ -137,8 +139,9 @@ public final class MySQLStatement: CRUDStatement {
     private func execute() throws {
         let alone = try bindParameters()
         var attempt = 0
+        var deadline: ContinuousClock.Instant?
         while mysql_stmt_execute(handle) != 0 {
-            attempt = try retry(after: attempt, alone: alone)
+            attempt = try retry(after: attempt, alone: alone, until: &deadline)
             usleep(UInt32(Self.pauseMicroseconds(before: attempt)))
         }
         guard executedHasRows() else { return }
@@ -152,6 +155,7 @@ public final class MySQLStatement: CRUDStatement {
         let alone = try bindParameters()
         let handle = handle
         var attempt = 0
+        var deadline: ContinuousClock.Instant?
         while true {
             var (status, failed) = Self.step { mysql_stmt_execute_start($0, handle) }
             while status != 0 {
@@ -159,7 +163,7 @@ public final class MySQLStatement: CRUDStatement {
                 (status, failed) = Self.step { mysql_stmt_execute_cont($0, handle, ready) }
             }
             if !failed { break }
-            attempt = try retry(after: attempt, alone: alone)
+            attempt = try retry(after: attempt, alone: alone, until: &deadline)
             try await Self.pause(before: attempt)
         }
         guard executedHasRows() else { return }
@@ -211,11 +215,14 @@ public final class MySQLStatement: CRUDStatement {
     /// After a failed run: the next attempt's number, or the error. A deadlock rolls back the
     /// transaction; outside one that is this statement alone, which InnoDB asks to run again (its
     /// gap locks make concurrent writes of other rows deadlock), as does a Galera cluster whose
-    /// certification refused it for another node's write.
-    private func retry(after attempt: Int, alone: Bool) throws -> Int {
-        guard alone, mysql_stmt_errno(handle) == UInt32(ER_LOCK_DEADLOCK), attempt < Self.deadlockRetries else {
-            throw connection.error(statement: handle, sql: sql)
-        }
+    /// certification refused it for another node's write; for `deadlockRetryTime` after the first
+    /// failure (`deadline`, set then).
+    private func retry(after attempt: Int, alone: Bool, until deadline: inout ContinuousClock.Instant?) throws -> Int {
+        guard alone, mysql_stmt_errno(handle) == UInt32(ER_LOCK_DEADLOCK) else { throw connection.error(statement: handle, sql: sql) }
+        let now = ContinuousClock.now
+        let end = deadline ?? now + Self.deadlockRetryTime
+        deadline = end
+        guard now < end else { throw connection.error(statement: handle, sql: sql) }
         return attempt + 1
     }
 
