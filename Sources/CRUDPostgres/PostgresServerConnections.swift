@@ -67,9 +67,12 @@ final class PostgresServerConnections: @unchecked Sendable {
         let task: CheckedContinuation<PostgresServerConnection, any Error>?
     }
 
-    init(limit: Int, parameters: [String: String], expandDatabase: Bool, timeout: Duration) {
+    /// `repairDelay`: how long a server connection stays unusable and idle before it is repaired
+    /// (a test that needs one to wait for a session sets it long).
+    init(limit: Int, parameters: [String: String], expandDatabase: Bool, timeout: Duration, repairDelay: Duration = .seconds(1)) {
         self.limit = max(1, limit)
         self.timeout = timeout
+        self.repairDelay = repairDelay
         self.parameters = parameters
         self.expandDatabase = expandDatabase
     }
@@ -355,8 +358,8 @@ final class PostgresServerConnections: @unchecked Sendable {
             }
             let now = ContinuousClock.now
             guard let due = server.repairDue else {
-                server.repairDue = now + Self.repairDelay
-                admitAgain(after: Self.repairDelay)
+                server.repairDue = now + repairDelay
+                admitAgain(after: repairDelay)
                 continue
             }
             guard now >= due, lastFailedReconnect.map({ now - $0 >= Self.repairPause }) ?? true else { continue }
@@ -401,7 +404,7 @@ final class PostgresServerConnections: @unchecked Sendable {
     /// How long after a failed reconnect no repair is tried.
     static let repairPause = Duration.seconds(5)
     /// How long a server connection stays unusable and idle before it is repaired.
-    static let repairDelay = Duration.seconds(1)
+    let repairDelay: Duration
 
     // MARK: - Pipelined reads
 

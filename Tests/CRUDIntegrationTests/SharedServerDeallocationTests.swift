@@ -35,7 +35,10 @@ struct SharedServerDeallocationTests {
 
         var failure: (any Error)?
         do {
-            let group = PostgresServerConnections(limit: 2, parameters: parameters, expandDatabase: false, timeout: .seconds(10))
+            // No repair on its own: the test reconnects each server connection through a session,
+            // at the step it needs, however slowly the machine runs it.
+            let group = PostgresServerConnections(limit: 2, parameters: parameters, expandDatabase: false, timeout: .seconds(10),
+                                                  repairDelay: .seconds(600))
             let reader = try PostgresConnection(sharing: group)
             let holder = try PostgresConnection(sharing: group)
             #expect(try await waitForBackends(2))
@@ -66,11 +69,16 @@ struct SharedServerDeallocationTests {
             #expect(noneTakesReads)
 
             // One connects again for a session that holds it; the statement goes while the other
-            // waits for its repair, and is queued for it at the next let-go.
+            // is still ended, and is queued for it at the next let-go.
             try await reader.holding { () async in }
+            #expect(try await waitForBackends(1))
             statement = nil
             try await reader.holding { () async in }
-            // The repair connects the other again (a second after it went idle) and sends what waits.
+            // The other connects again for the other session, held while the first is, and takes
+            // reads (and what waits for it) once let go.
+            try await reader.holding {
+                try await holder.holding { () async in }
+            }
             #expect(try await waitForBackends(2))
             try await Task.sleep(for: .milliseconds(200))
         } catch {
