@@ -66,15 +66,14 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
     /// shutting down), so it takes no more reads. Under the group's lock; its holder goes through
     /// `needsReconnect` and `setBroken`.
     @exclusivity(unchecked) var broken = false
-    /// The group's lock, for a shared one's holder to take around `broken` (the group itself is
-    /// weak: it keeps its server connections).
+    /// The group's lock, for a shared one's holder to take around `broken` and `generation` (the
+    /// group itself is weak: it keeps its server connections).
     private let groupLock: NSCondition?
 
     /// `broken`, for the session using it: a shared one's read under its group's lock, which orders
     /// it after what the previous holder set.
     var needsReconnect: Bool {
-        guard let groupLock else { return broken }
-        return groupLock.withLock { broken }
+        underGroupLock { broken }
     }
 
     /// Sets `broken`, for the session using it (see `needsReconnect`).
@@ -83,10 +82,11 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
     }
 
     /// Runs `body` under the group's lock when shared.
-    private func underGroupLock(_ body: () -> Void) {
+    private func underGroupLock<T>(_ body: () -> T) -> T {
         guard let groupLock else { return body() }
-        groupLock.withLock(body)
+        return groupLock.withLock(body)
     }
+
     /// How long a reconnect without blocking waits for the server at each step, as libpq's
     /// `connect_timeout` bounds a blocking one (at least 2 s, as libpq takes it); `nil`: no limit.
     let connectTimeout: Duration?
