@@ -9,7 +9,7 @@ import Foundation
 /// stopped when the test process exits. A missing server is a test failure that says how to get one.
 final class MariaDBTestServer: @unchecked Sendable {
     static let isSkipped = ProcessInfo.processInfo.environment["CRUD_SKIP_MYSQL"] == "1"
-    static let shared: Result<MariaDBTestServer, any Error> = Result { try MariaDBTestServer() }
+    static let shared: Result<MariaDBTestServer, any Error> = Result { try uninstrumented { try MariaDBTestServer() } }
     static let user = MariaDBServer.user
     static let password = MariaDBServer.password
 
@@ -51,9 +51,11 @@ final class MariaDBTestServer: @unchecked Sendable {
     /// Creates a new, empty database on the server, and returns its name.
     func freshDatabase() throws -> String {
         let name = "crud_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        try lock.withLock {
-            if admin == nil { admin = Database(configuration: try configuration(database: "mysql", pool: .init())) }
-            try admin!.sql("CREATE DATABASE \(admin!.quote(name))")
+        try uninstrumented {
+            try lock.withLock {
+                if admin == nil { admin = Database(configuration: try configuration(database: "mysql", pool: .init())) }
+                try admin!.sql("CREATE DATABASE \(admin!.quote(name))")
+            }
         }
         return name
     }

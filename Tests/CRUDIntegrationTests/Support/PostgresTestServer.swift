@@ -12,7 +12,7 @@ import Foundation
 /// `@unchecked Sendable`: `admin` is guarded by `lock`.
 final class PostgresTestServer: @unchecked Sendable {
     static let isSkipped = ProcessInfo.processInfo.environment["CRUD_SKIP_POSTGRES"] == "1"
-    static let shared: Result<PostgresTestServer, any Error> = Result { try PostgresTestServer() }
+    static let shared: Result<PostgresTestServer, any Error> = Result { try uninstrumented { try PostgresTestServer() } }
 
     /// libpq keywords for the server (empty: libpq takes everything from the environment).
     let parameters: [String: String]
@@ -46,9 +46,11 @@ final class PostgresTestServer: @unchecked Sendable {
 
     /// Creates a database on the server.
     func createDatabase(_ name: String) throws {
-        try lock.withLock {
-            if admin == nil { admin = try PostgresDatabaseConfiguration(parameters: self.parameters) }
-            try Database(configuration: admin!).withConnection { try $0.execute("CREATE DATABASE \"\(name)\"") }
+        try uninstrumented {
+            try lock.withLock {
+                if admin == nil { admin = try PostgresDatabaseConfiguration(parameters: self.parameters) }
+                try Database(configuration: admin!).withConnection { try $0.execute("CREATE DATABASE \"\(name)\"") }
+            }
         }
     }
 
@@ -81,13 +83,15 @@ final class PostgresTestServer: @unchecked Sendable {
     func freshParameters() throws -> [String: String] {
         if let pooler { return try freshDatabaseParameters(through: pooler) }
         let schema = "crud_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        try lock.withLock {
-            if admin == nil { admin = try PostgresDatabaseConfiguration(parameters: self.parameters) }
-            do {
-                try Database(configuration: admin!).withConnection { try $0.execute("CREATE SCHEMA \"\(schema)\"") }
-            } catch {
-                admin = try PostgresDatabaseConfiguration(parameters: self.parameters)
-                try Database(configuration: admin!).withConnection { try $0.execute("CREATE SCHEMA \"\(schema)\"") }
+        try uninstrumented {
+            try lock.withLock {
+                if admin == nil { admin = try PostgresDatabaseConfiguration(parameters: self.parameters) }
+                do {
+                    try Database(configuration: admin!).withConnection { try $0.execute("CREATE SCHEMA \"\(schema)\"") }
+                } catch {
+                    admin = try PostgresDatabaseConfiguration(parameters: self.parameters)
+                    try Database(configuration: admin!).withConnection { try $0.execute("CREATE SCHEMA \"\(schema)\"") }
+                }
             }
         }
         var parameters = parameters
