@@ -46,12 +46,17 @@ final class PostgresTestServer: @unchecked Sendable {
 
     /// Creates a database on the server.
     func createDatabase(_ name: String) throws {
-        try uninstrumented {
-            try lock.withLock {
-                if admin == nil { admin = try PostgresDatabaseConfiguration(parameters: self.parameters) }
-                try Database(configuration: admin!).withConnection { try $0.execute("CREATE DATABASE \"\(name)\"") }
-            }
+        try lock.withLock {
+            try administration().withConnection { try $0.execute("CREATE DATABASE \"\(name)\"") }
         }
+    }
+
+    /// The server's own connection, which creates the tests' databases and schemas; made anew when
+    /// `fresh`. Made with no instruments (`uninstrumented`), whatever the calling test has. Called
+    /// under `lock`.
+    private func administration(fresh: Bool = false) throws -> Database<PostgresDatabaseConfiguration> {
+        if admin == nil || fresh { admin = try uninstrumented { try PostgresDatabaseConfiguration(parameters: parameters) } }
+        return Database(configuration: admin!)
     }
 
     /// A connection whose `search_path` is a new, empty schema of its own, and whose
@@ -83,15 +88,11 @@ final class PostgresTestServer: @unchecked Sendable {
     func freshParameters() throws -> [String: String] {
         if let pooler { return try freshDatabaseParameters(through: pooler) }
         let schema = "crud_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        try uninstrumented {
-            try lock.withLock {
-                if admin == nil { admin = try PostgresDatabaseConfiguration(parameters: self.parameters) }
-                do {
-                    try Database(configuration: admin!).withConnection { try $0.execute("CREATE SCHEMA \"\(schema)\"") }
-                } catch {
-                    admin = try PostgresDatabaseConfiguration(parameters: self.parameters)
-                    try Database(configuration: admin!).withConnection { try $0.execute("CREATE SCHEMA \"\(schema)\"") }
-                }
+        try lock.withLock {
+            do {
+                try administration().withConnection { try $0.execute("CREATE SCHEMA \"\(schema)\"") }
+            } catch {
+                try administration(fresh: true).withConnection { try $0.execute("CREATE SCHEMA \"\(schema)\"") }
             }
         }
         var parameters = parameters
