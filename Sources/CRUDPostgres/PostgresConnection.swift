@@ -32,7 +32,9 @@ public final class PostgresConnection: CRUDConnection {
     /// and nothing relies on the server session outside a transaction.
     private let transactionPooling: Bool
     private var cache = CRUDStatementCache<PostgresStatement>(capacity: cacheCapacity)
-    private var nextStatement = 0
+    /// The names of the statements the session prepares: its own, also where it shares server
+    /// connections with other sessions.
+    private var statementNames = PostgresStatementNames()
     /// What the connection points at, for messages: `database "x" at host:port`.
     public let target: String
     /// The same, for metrics and traces.
@@ -194,6 +196,14 @@ public final class PostgresConnection: CRUDConnection {
             return CRUDSQLExeError("lost the connection to PostgreSQL \(target): \(message); the next call reconnects",
                                    sql: sql, code: state ?? "08006", databaseMessage: message, kind: .connectionLost)
         }
+        if let state, PostgresState.isStatementNameMismatch(state), statementNames.named(in: message) {
+            return CRUDSQLExeError(
+                "PostgreSQL \(target) does not have the statement this connection prepared under that name, or has another under it "
+                    + "(\(message)): the server session changed under the connection, as it does behind a connection pooler in "
+                    + "transaction mode (pgbouncer's pool_mode = transaction). Set transactionPooling: true in the configuration "
+                    + "(crud_transaction_pooling=1 in a URL), or put the pooler in session mode; the statement did not run",
+                sql: sql, code: state, databaseMessage: message, kind: .misconfigured)
+        }
         let field = { (code: Character) in result.flatMap { PQresultErrorField($0, Int32(code.asciiValue!)) }.map { String(cString: $0) } }
         return CRUDSQLExeError("PostgreSQL error \(state ?? "") on \(target): \(message)", sql: sql, code: state, databaseMessage: message,
                                kind: PostgresState.kind(of: state), constraint: field("n"), table: field("t"))
@@ -268,7 +278,7 @@ public final class PostgresConnection: CRUDConnection {
         if let described = describedBefore(sql) { return described }
         if transactionPooling { return try statement(named: "", sql: sql, described: describeUnnamed(sql)) }
         return try holding {
-            let name = nextName()
+            let name = statementNames.next()
             try checked(PQprepare(handle, name, sql, 0, nil), sql: sql)
             return try statement(named: name, sql: sql, described: PQdescribePrepared(handle, name))
         }
@@ -289,7 +299,7 @@ public final class PostgresConnection: CRUDConnection {
         if let described = describedBefore(sql) { return described }
         if transactionPooling { return try statement(named: "", sql: sql, described: try await describeUnnamedAwaiting(sql)) }
         return try await holding {
-            let name = nextName()
+            let name = statementNames.next()
             guard PQsendPrepare(handle, name, sql, 0, nil) == 1 else { throw error(nil, sql: sql) }
             try checked(try await awaitAnswer(sql: sql), sql: sql)
             guard PQsendDescribePrepared(handle, name) == 1 else { throw error(nil, sql: sql) }
@@ -346,15 +356,7 @@ public final class PostgresConnection: CRUDConnection {
     /// first runs, with no round trip now.
     private func describedBefore(_ sql: String) -> PostgresStatement? {
         guard let group, let types = group.parameterTypes(of: sql) else { return nil }
-        return PostgresStatement(connection: self, name: nextName(), sql: sql, parameterTypes: types, sharing: group)
-    }
-
-    /// The name of the next statement the session prepares: unique on its server connection, or
-    /// on all those it shares.
-    private func nextName() -> String {
-        if let group { return group.nextStatementName() }
-        nextStatement += 1
-        return "crud_\(nextStatement)"
+        return PostgresStatement(connection: self, name: statementNames.next(), sql: sql, parameterTypes: types, sharing: group)
     }
 
     public func discard(_ statement: PostgresStatement) {
@@ -489,6 +491,12 @@ public final class PostgresConnection: CRUDConnection {
                 + "may be another's; use returning(…) to get the row's values")
         }
         let guarded = PQtransactionStatus(handle) != PQTRANS_IDLE
+        if !guarded, try isProxied(using: runner) {
+            throw CRUDSQLExeError("lastInsertId(): a connection pooler stands between this connection and PostgreSQL \(target) (the "
+                + "server session is not the one it logged into), so outside a transaction lastval() may be asked on another server "
+                + "connection than the insert ran on; call lastInsertId() in the transaction that inserts, or use returning(…) to "
+                + "get the row's values (and behind a pooler in transaction mode, set transactionPooling: true)")
+        }
         let savepoint = "crud_lastval"
         if guarded { try runner.execute(dialect.savepoint(savepoint)) }
         do {
@@ -504,6 +512,18 @@ public final class PostgresConnection: CRUDConnection {
             }
             return nil
         }
+    }
+
+    /// Whether the server session is not the one libpq logged into: pgbouncer answers a login with
+    /// a process id of its own, which no server session has. Asked once a server session.
+    private func isProxied(using runner: some CRUDCatalogRunner<Statement>) throws -> Bool {
+        guard let server = own ?? held else { return false }
+        if let known = server.proxied, known.generation == server.generation { return known.value }
+        var pid: Int64 = 0
+        try runner.forEachRow("SELECT pg_backend_pid()::bigint", []) { pid = try $0.readInt64(0) }
+        let proxied = pid != Int64(PQbackendPID(handle))
+        server.proxied = (server.generation, proxied)
+        return proxied
     }
 
     @_spi(CRUDDriver) public func columns(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [CRUDDatabaseColumn]? {

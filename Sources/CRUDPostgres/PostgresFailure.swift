@@ -15,6 +15,15 @@ enum PostgresState: String {
     case crashShutdown = "57P02"
     case cannotConnectNow = "57P03"
     case insufficientPrivilege = "42501"
+    /// A message the server did not expect in the protocol: not a lost connection (the connection
+    /// stays up), and never to be retried as one.
+    case protocolViolation = "08P01"
+
+    /// Whether `state` says a prepared statement's name is unknown to the server session (26000),
+    /// or taken there already (42P05).
+    static func isStatementNameMismatch(_ state: String) -> Bool {
+        state == "26000" || state == "42P05"
+    }
 
     /// The kind of a failure with SQLSTATE `state`; whole classes where PostgreSQL groups them.
     static func kind(of state: String?) -> CRUDSQLExeError.Kind {
@@ -28,7 +37,7 @@ enum PostgresState: String {
         case .readOnlyTransaction: return .readOnly
         case .serializationFailure, .deadlockDetected: return .serializationFailure
         case .adminShutdown, .crashShutdown, .cannotConnectNow: return .connectionLost
-        case .insufficientPrivilege: return .other
+        case .insufficientPrivilege, .protocolViolation: return .other
         case nil: break
         }
         switch PostgresStateClass(rawValue: String(state.prefix(2))) {

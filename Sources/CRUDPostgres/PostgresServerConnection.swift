@@ -17,6 +17,9 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
     /// Counts the reconnects: a statement prepared before one is gone. A shared one's holder changes
     /// it under the group's lock, which the group reads it under while a session holds it.
     var generation = 0
+    /// Whether the server session of `generation` is not the one libpq logged into (a pooler
+    /// answered the login), once asked: only its holder reads and sets it.
+    var proxied: (generation: Int, value: Bool)?
     /// What `PQcancel` needs, made at each connect.
     private var cancelHandle: OpaquePointer?
     private let cancelLock = NSLock()

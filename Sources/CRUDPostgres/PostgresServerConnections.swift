@@ -35,8 +35,6 @@ final class PostgresServerConnections: @unchecked Sendable {
     @exclusivity(unchecked) private var granted: [ObjectIdentifier: PostgresServerConnection] = [:]
     /// Reads that wait for a server connection that takes reads.
     @exclusivity(unchecked) private var queued: [PostgresRead] = []
-    /// How many statements were prepared, for their names.
-    @exclusivity(unchecked) private var statements = 0
     /// What the first server connection reached.
     @exclusivity(unchecked) private var described: (target: String, peer: CRUDPeer)?
     /// Statements gone, to deallocate (`deallocate(_:preparedOn:)`): guarded by `deallocationLock`.
@@ -144,14 +142,6 @@ final class PostgresServerConnections: @unchecked Sendable {
         lock.withLock {
             if parameterTypes.count >= Self.describedCapacity { parameterTypes.removeAll() }
             parameterTypes[sql] = types
-        }
-    }
-
-    /// A name for a statement to prepare, the same on every server connection.
-    func nextStatementName() -> String {
-        lock.withLock {
-            statements += 1
-            return "crud_\(statements)"
         }
     }
 

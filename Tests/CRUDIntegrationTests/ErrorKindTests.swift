@@ -75,7 +75,7 @@ struct ErrorKindTests {
         let kinds: [(String?, CRUDSQLExeError.Kind)] = [
             ("23505", .uniqueViolation), ("23503", .foreignKeyViolation), ("23502", .notNullViolation), ("23514", .checkViolation),
             ("55P03", .busyOrLocked), ("25006", .readOnly), ("40001", .serializationFailure), ("40P01", .serializationFailure),
-            ("57P01", .connectionLost), ("57P02", .connectionLost), ("57P03", .connectionLost), ("08006", .connectionLost), ("08001", .connectionLost), ("42601", .syntaxOrSchema),
+            ("57P01", .connectionLost), ("57P02", .connectionLost), ("57P03", .connectionLost), ("08006", .connectionLost), ("08001", .connectionLost), ("08P01", .other), ("42601", .syntaxOrSchema),
             ("42P01", .syntaxOrSchema), ("42703", .syntaxOrSchema), ("42883", .syntaxOrSchema), ("42P10", .syntaxOrSchema),
             ("42501", .other), ("22003", .other), ("53100", .other), (nil, .other),
         ]

@@ -98,6 +98,12 @@ public struct CRUDSQLExeError: CRUDReportableError, CustomStringConvertible, Sen
         /// `statementTimeout`, or `Database.withStatementTimeout`) and was cancelled: nothing of it
         /// is committed, and the connection is usable again.
         case timedOut
+        /// What stands between CRUD and the database does not match the configuration: on
+        /// PostgreSQL, a connection pooler in transaction mode (pgbouncer's `pool_mode =
+        /// transaction`) without `transactionPooling`, found when the server session lacks a
+        /// statement the connection prepared. The statement did not run; running it again does
+        /// not help: change the configuration.
+        case misconfigured
         /// Anything else; `code` has the database's own code.
         case other
     }

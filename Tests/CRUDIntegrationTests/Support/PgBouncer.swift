@@ -14,9 +14,12 @@ struct PgBouncer: Sendable {
 
     /// Starts pgbouncer with every database of `cluster` behind it, its server logins as `postgres`;
     /// and for each of `schemas`, a database of that name that is the cluster's `postgres` with
-    /// that schema first in its `search_path`.
+    /// that schema first in its `search_path`. `serverConnections`: how many server connections it
+    /// keeps per database; `roundRobin`: each transaction takes the server connection unused the
+    /// longest, rather than the last one used (pgbouncer's default).
     /// - Throws: `PostgresUnavailable` when pgbouncer is not installed or does not start.
-    static func start(in front: PostgresCluster, schemas: [String] = []) throws -> PgBouncer {
+    static func start(in front: PostgresCluster, schemas: [String] = [], serverConnections: Int = 16, roundRobin: Bool = false) throws
+        -> PgBouncer {
         guard let binary else {
             throw PostgresUnavailable(description: """
                 CRUD_TEST_POSTGRES_POOLER=1 runs the PostgreSQL tests through pgbouncer, which is not installed: \
@@ -46,7 +49,8 @@ struct PgBouncer: Sendable {
                 auth_file = \(directory.appending(path: "users.txt").path)
                 pool_mode = transaction
                 max_client_conn = 4000
-                default_pool_size = 16
+                default_pool_size = \(serverConnections)
+                server_round_robin = \(roundRobin ? 1 : 0)
                 max_user_connections = 200
                 server_idle_timeout = 5
                 logfile = \(directory.appending(path: "pgbouncer.log").path)
