@@ -23,6 +23,29 @@ struct RawSQLTests {
         #expect(try db.sql("SELECT \(backticked) AS \(db.quote("n")) FROM \(backticked)", SingleNumber.self).map(\.n) == [7])
     }
 
+    /// Before, `CRUDTableName` was the name in double quotes, which MySQL reads as a string:
+    /// Perfect-CRUD's own MySQL tests (`testBespokeSQL`, `testLastInsertId`, `testEmptyInsert`) failed.
+    @Test("CRUDTableName is the plain table name, as in Perfect-CRUD: raw SQL that names a table by it runs on every backend",
+          arguments: Backend.all)
+    func plainTableName(_ backend: Backend) throws { try plainTableName(backend.open(), backend) }
+
+    func plainTableName<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) throws {
+        #expect(Pupil.CRUDTableName == "Pupil")
+        #expect(BespokeItem.CRUDTableName == "bespoke_item")
+        let db = Database(configuration: configuration)
+        try db.sql("DROP TABLE IF EXISTS \(BespokeItem.CRUDTableName)")
+        try db.create(BespokeItem.self)
+        try db.table(BespokeItem.self).insert([BespokeItem(id: 1, name: "one"), BespokeItem(id: 2, name: "two")])
+        #expect(try db.sql("SELECT * FROM \(BespokeItem.CRUDTableName) WHERE id = 2", BespokeItem.self) == [BespokeItem(id: 2, name: "two")])
+        #expect(try db.sql("SELECT * FROM \(BespokeItem.CRUDTableName)", BespokeItem.self).count == 2)
+        // PostgreSQL folds an unquoted name to lower case, as it did for Perfect-CRUD: a name with
+        // capitals is `db.quote(Pupil.self)` there.
+        guard backend != .postgres else { return }
+        try db.create(Pupil.self)
+        try db.table(Pupil.self).insert(Pupil(id: 1, name: "Ann"))
+        #expect(try db.sql("SELECT * FROM \(Pupil.CRUDTableName)", Pupil.self).map(\.name) == ["Ann"])
+    }
+
     @Test("sql(_:bindings:) runs statements; sql(_:bindings:_:) maps rows to a model by column name", arguments: Backend.all)
     func rawSQL(_ backend: Backend) throws { try rawSQL(backend.open()) }
 
@@ -72,4 +95,11 @@ struct RawSQLTests {
         try db.sql("UPDATE \(db.quote("Course")) SET \(db.quote("title")) = 'kept again' ; /* a block comment */ ;")
         #expect(try db.table(Course.self).first()?.title == "kept again")
     }
+}
+
+/// A model whose table name is lower case, which every backend reads unquoted.
+struct BespokeItem: CRUDModel, TableNameProvider, Equatable {
+    static let tableName = "bespoke_item"
+    let id: Int
+    var name: String
 }

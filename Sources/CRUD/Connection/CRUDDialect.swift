@@ -299,7 +299,7 @@ extension CRUDDialect {
 }
 
 /// SQL's standard quoting of an identifier, which SQLite and PostgreSQL read: the dialects' default
-/// `quote`, and `CRUDTableName`, which has no dialect at hand.
+/// `quote`.
 enum CRUDDefaultQuoting {
     /// `identifier` in double quotes, inner quotes doubled.
     static func quote(_ identifier: String) -> String {

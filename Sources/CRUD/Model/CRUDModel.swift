@@ -113,11 +113,11 @@ public protocol CRUDIdentifiedModel: CRUDModel {
 }
 
 extension CRUDModel {
-    /// The table's name in standard SQL's double quotes, as in `"DROP TABLE IF EXISTS \(Item.CRUDTableName)"`
-    /// (Perfect-CRUD's spelling): names with capitals, spaces or keywords work on SQLite and
-    /// PostgreSQL. MySQL reads double quotes as a string: `db.quote(Item.self)` quotes the name for
-    /// whichever database runs the SQL. `crudSchema.name` is the plain name.
+    /// The table's name as it is, unquoted: Perfect-CRUD's `CRUDTableName`, as in
+    /// `"DROP TABLE IF EXISTS \(Item.CRUDTableName)"`, which every backend reads for a plain name.
+    /// For a name that needs quoting (capitals on PostgreSQL, spaces, keywords) use
+    /// `db.quote(Item.self)`, which quotes it for whichever database runs the SQL.
     public static var CRUDTableName: String {
-        CRUDDefaultQuoting.quote(crudSchema.name)
+        crudSchema.name
     }
 }
