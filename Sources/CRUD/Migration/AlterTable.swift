@@ -66,7 +66,7 @@ extension Database {
         }
         let existing = try steps.constraintNames(ofTable: schema.name)
         for constraint in try A.crudFrozenConstraints() where !existing.contains(SQLBuilder.keptName(constraint.name, in: dialect)) {
-            actions.append(.addConstraint(constraint))
+            actions.append(.addConstraint(constraint, tableColumns: schema.columns.map(\.name)))
         }
         guard !actions.isEmpty else { return }
         if dialect.transactionalDDL {

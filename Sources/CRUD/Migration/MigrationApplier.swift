@@ -80,7 +80,8 @@ struct CRUDMigrationApplier<Connection: CRUDConnection> {
         case let .dropIndex(index, table):
             try steps.run(.dropIndex(index.name, table: table))
         case let .addConstraint(constraint, table):
-            try alter(table, [.addConstraint(constraint)])
+            guard let frozen = migration.schema[table: table] else { throw missing(table, for: "addConstraint") }
+            try alter(table, [.addConstraint(constraint, tableColumns: frozen.columns.map(\.name))])
         case let .dropConstraint(constraint, table):
             try alter(table, [.dropConstraint(constraint)])
         }

@@ -362,7 +362,7 @@ struct SQLBuilder {
         let columns = schema.columns.enumerated().map { index, column in
             columnDefinition(column, isPrimaryKey: index == primaryKey, neverReused: neverReuseKeys)
         }
-        let definitions = try constraints.map(constraint)
+        let definitions = try constraints.map { try constraint($0, tableColumns: schema.columns.map(\.name)) }
         return "CREATE TABLE \(ifNotExists ? "IF NOT EXISTS " : "")\(quote(schema.name)) (\((columns + definitions).joined(separator: ", ")))"
             + dialect.tableOptions
     }
@@ -400,9 +400,11 @@ struct SQLBuilder {
         identifier(name, fitting: dialect.maxIdentifierBytes)
     }
 
-    /// A constraint's definition, for `CREATE TABLE` or `ADD`.
-    /// - Throws: `CRUDSQLGenError` for a foreign key action the database accepts but does not carry out.
-    func constraint(_ constraint: CRUDSchemaConstraint) throws -> String {
+    /// A constraint's definition, for `CREATE TABLE` or `ADD`, on a table with `tableColumns`.
+    /// - Throws: `CRUDSQLGenError` for a foreign key action the database accepts but does not carry
+    ///   out, and for a check that names a column in double quotes where the database reads them as
+    ///   a string.
+    func constraint(_ constraint: CRUDSchemaConstraint, tableColumns: [String]) throws -> String {
         let name = "CONSTRAINT \(quote(Self.keptName(constraint.name, in: dialect))) "
         switch constraint {
         case let .unique(_, columns):
@@ -416,8 +418,20 @@ struct SQLBuilder {
                 + "(\(referenced.map(quote).joined(separator: ", "))) ON DELETE \(onDelete.rawValue) ON UPDATE \(onUpdate.rawValue)"
         case let .check(_, condition):
             // The condition is SQL of the schema, written by its author, not a value.
+            try refuseStringForColumn(in: condition, of: constraint, tableColumns: tableColumns)
             return name + "CHECK (\(condition))"
         }
+    }
+
+    /// Refuses a check `condition` that writes one of `tableColumns` in double quotes where the
+    /// database does not quote names so (MySQL reads `"wheels"` as the string 'wheels', and the check
+    /// then fails every insert, or passes every one).
+    private func refuseStringForColumn(in condition: String, of constraint: CRUDSchemaConstraint, tableColumns: [String]) throws {
+        guard dialect.quote("x") != "\"x\"" else { return }
+        let columns = Set(tableColumns.map { $0.lowercased() })
+        guard let column = SQLNames.doubleQuoted(in: condition).first(where: { columns.contains($0.lowercased()) }) else { return }
+        throw CRUDSQLGenError("the check \"\(constraint.name)\" writes the column \(column) as \"\(column)\", which \(dialect.name) reads as a "
+            + "string, not a name: write it as \(dialect.quote(column)) on \(dialect.name), or unquoted (\(column)) to run on every backend")
     }
 
     /// `ALTER TABLE "table" ` and the actions.
@@ -427,8 +441,8 @@ struct SQLBuilder {
 
     /// The action that adds a constraint.
     /// - Throws: `CRUDSQLGenError` for a constraint the dialect cannot carry out.
-    func addConstraintAction(_ constraint: CRUDSchemaConstraint) throws -> String {
-        "ADD \(try self.constraint(constraint))"
+    func addConstraintAction(_ constraint: CRUDSchemaConstraint, tableColumns: [String]) throws -> String {
+        "ADD \(try self.constraint(constraint, tableColumns: tableColumns))"
     }
 
     func dropConstraintAction(_ constraint: CRUDSchemaConstraint) -> String {

@@ -13,16 +13,26 @@ enum SQLNames {
     /// The first name `sql` quotes (in double quotes or backticks), as written.
     static func firstQuoted(in sql: String) -> String? {
         var found: String?
-        scan(sql) { name, quoted in
-            if quoted { found = name }
-            return !quoted
+        scan(sql) { name, quote in
+            if quote != nil { found = name }
+            return quote == nil
         }
         return found
     }
 
-    /// Calls `body` with each name in `sql`, in order, and whether it was quoted, until `body`
-    /// returns false.
-    private static func scan(_ sql: String, _ body: (String, _ quoted: Bool) -> Bool) {
+    /// The words `sql` writes in double quotes, as written: names in standard SQL, strings on MySQL.
+    static func doubleQuoted(in sql: String) -> [String] {
+        var found: [String] = []
+        scan(sql) { name, quote in
+            if quote == UInt8(ascii: "\"") { found.append(name) }
+            return true
+        }
+        return found
+    }
+
+    /// Calls `body` with each name in `sql`, in order, and the quote it was in (`"` or a backtick),
+    /// until `body` returns false.
+    private static func scan(_ sql: String, _ body: (String, _ quote: UInt8?) -> Bool) {
         let bytes = Array(sql.utf8)
         var index = 0
         while index < bytes.count {
@@ -48,12 +58,12 @@ enum SQLNames {
                         end += 1
                     }
                 }
-                if byte != UInt8(ascii: "'"), !name.isEmpty, !body(String(decoding: name, as: UTF8.self), true) { return }
+                if byte != UInt8(ascii: "'"), !name.isEmpty, !body(String(decoding: name, as: UTF8.self), byte) { return }
                 index = end + 1
             case _ where isNameByte(byte):
                 var end = index + 1
                 while end < bytes.count, isNameByte(bytes[end]) { end += 1 }
-                if !body(String(decoding: bytes[index ..< end], as: UTF8.self), false) { return }
+                if !body(String(decoding: bytes[index ..< end], as: UTF8.self), nil) { return }
                 index = end
             default:
                 index += 1

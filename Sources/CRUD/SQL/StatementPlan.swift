@@ -83,7 +83,8 @@ enum CRUDStatementPlan {
 enum CRUDAlterAction {
     case addColumn(CRUDColumnSchema)
     case dropColumn(String)
-    case addConstraint(CRUDSchemaConstraint)
+    /// A constraint added to a table with these columns (what tells a check's names from strings).
+    case addConstraint(CRUDSchemaConstraint, tableColumns: [String])
     case dropConstraint(CRUDSchemaConstraint)
     /// Drops a column's default.
     case dropDefault(String)
@@ -190,7 +191,7 @@ extension SQLBuilder {
                 switch action {
                 case let .addColumn(column): builder.addColumnAction(column)
                 case let .dropColumn(column): builder.dropColumnAction(column)
-                case let .addConstraint(constraint): try builder.addConstraintAction(constraint)
+                case let .addConstraint(constraint, columns): try builder.addConstraintAction(constraint, tableColumns: columns)
                 case let .dropConstraint(constraint): builder.dropConstraintAction(constraint)
                 case let .dropDefault(column): builder.dropDefaultAction(column)
                 case let .spelled(sql): sql

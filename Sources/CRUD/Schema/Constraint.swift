@@ -74,7 +74,7 @@ public struct CRUDConstraint<Model: CRUDModel>: Sendable {
     func definition(in dialect: any CRUDDialect) throws -> String {
         let constraint = try frozen()
         do {
-            return try SQLBuilder(dialect: dialect).constraint(constraint)
+            return try SQLBuilder(dialect: dialect).constraint(constraint, tableColumns: Model.crudSchema.columns.map(\.name))
         } catch let error as CRUDSQLGenError {
             throw CRUDSQLGenError("create: the constraint on \(columns.first.map { "\($0)" } ?? "") of \(Model.self): \(error.msg)")
         }
