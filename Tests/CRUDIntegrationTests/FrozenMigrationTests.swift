@@ -317,6 +317,82 @@ struct FrozenMigrationTests {
         #expect(try twice.appliedMigrations(db).isEmpty)
     }
 
+    /// Before, a step whose schema lacked a column its changes keep was applied: SQLite rebuilt the
+    /// table to the schema and dropped `dueAt` with its values; PostgreSQL and MariaDB recorded the
+    /// step as applied, and only a later `checkSchema` failed.
+    @Test("a step whose frozen schema is not what its changes make (a column lost in a merge) is refused before anything runs, its values kept",
+          arguments: Backend.all)
+    func schemaDisagreeingWithChanges(_ backend: Backend) throws { try schemaDisagreeingWithChanges(backend.open()) }
+
+    func schemaDisagreeingWithChanges<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let db = Database(configuration: configuration)
+        try Self.migrator(C.self, releases: 1).migrate(db)
+        try Self.writeRelease1(db)
+        try Self.migrator(C.self, releases: 2).migrate(db)
+        try Self.writeRelease2(db)
+
+        let good = TodoHistory.migrations[2]
+        var tables = good.schema.tables
+        let todo = try #require(tables.firstIndex { $0.name == "HistoryTodo" })
+        tables[todo].columns.removeAll { $0.name == "dueAt" }
+        tables[todo].columns.append(CRUDSchemaColumn("archived", .bool))
+        var migrator = Self.migrator(C.self, releases: 2)
+        migrator.register(CRUDSchemaMigration(good.name, changes: good.changes, schema: CRUDSchema(tables)))
+        #expect {
+            try migrator.migrate(db)
+        } throws: { error in
+            guard case let .schemaDisagrees(name, differences) = error as? CRUDMigrationError, name == good.name else { return false }
+            return differences == [
+                "the column \"HistoryTodo\".\"dueAt\": in its changes, not in its schema",
+                "the column \"HistoryTodo\".\"archived\": in its schema, not in its changes",
+            ] && "\(error)".contains("nothing was applied")
+        }
+        #expect(try migrator.appliedMigrations(db) == TodoHistory.migrations.prefix(2).map(\.name))
+        #expect(try db.table(HistoryTodoV2.self).where(\HistoryTodoV2.id == 3).first()?.dueAt == Self.due, "the values are kept")
+    }
+
+    /// Before, only the steps' names and order were compared with what was applied: a step edited
+    /// after it shipped went unnoticed, and databases migrated before and after the edit differed.
+    @Test("an applied step edited afterwards is refused at the next run, naming it; records made before checksums get theirs",
+          arguments: Backend.all)
+    func stepEditedAfterApplied(_ backend: Backend) throws { try stepEditedAfterApplied(backend.open()) }
+
+    func stepEditedAfterApplied<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let db = Database(configuration: configuration)
+        try Self.migrator(C.self, releases: 2).migrate(db)
+        let records = db.quote("crud_migrations"), checksum = db.quote("checksum")
+        func checksums() throws -> [String] {
+            try db.sql("SELECT COALESCE(\(checksum), 'none') AS \(db.quote("line")) FROM \(records) ORDER BY \(db.quote("position"))",
+                       CatalogLine.self).map(\.line)
+        }
+        let recorded = try checksums()
+        #expect(recorded.count == 2 && recorded.allSatisfy { $0.count == 16 && $0 != "none" } && recorded[0] != recorded[1], "\(recorded)")
+
+        // Edited consistently (its schema is what its changes make), so only its checksum tells.
+        let shipped = TodoHistory.migrations[1]
+        let index = CRUDSchemaIndex("index_HistoryTodo_done", columns: ["done"])
+        var tables = shipped.schema.tables
+        tables[try #require(tables.firstIndex { $0.name == "HistoryTodo" })].indexes.append(index)
+        var edited = CRUDMigrator<C>()
+        edited.register(TodoHistory.migrations[0])
+        edited.register(CRUDSchemaMigration(shipped.name, changes: shipped.changes + [.addIndex(index, table: "HistoryTodo")],
+                                            schema: CRUDSchema(tables)))
+        #expect {
+            try edited.migrate(db)
+        } throws: { error in
+            guard case let .changedAfterApplied(name, was, now) = error as? CRUDMigrationError else { return false }
+            return name == shipped.name && was == recorded[1] && now != was && "\(error)".contains("nothing was applied")
+        }
+        #expect(try edited.appliedMigrations(db) == TodoHistory.migrations.prefix(2).map(\.name))
+
+        // A record of a step applied before checksums were kept, in a table made before them: the
+        // next run adds the column and records what the step says now.
+        try db.sql("ALTER TABLE \(records) DROP COLUMN \(checksum)")
+        #expect(try Self.migrator(C.self, releases: 3).migrate(db) == [TodoHistory.migrations[2].name])
+        let all = try checksums()
+        #expect(Array(all.prefix(2)) == recorded && all.count == 3 && all[2] != "none", "\(all)")
+    }
+
     // MARK: - Support
 
     /// Another new empty database of `configuration`'s kind.

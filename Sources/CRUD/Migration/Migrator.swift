@@ -13,7 +13,8 @@ import Foundation
 /// Steps never change once shipped: add a new step for each change.
 public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
     typealias Step = @Sendable (Database<C>) throws -> Void
-    private var steps: [(name: String, step: Step)] = []
+    /// The steps in order, each with its checksum where it is a frozen step.
+    private var steps: [(name: String, checksum: String?, step: Step)] = []
     /// The frozen steps among them, checked before anything is applied.
     private var frozen: [CRUDSchemaMigration] = []
 
@@ -23,7 +24,7 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
     /// Adds a step after those registered so far. A name registered twice makes `migrate` throw
     /// `CRUDMigrationError.duplicateName` before it applies anything.
     public mutating func register(_ name: String, _ step: @escaping @Sendable (Database<C>) throws -> Void) {
-        steps.append((name, step))
+        steps.append((name, nil, step))
     }
 
     /// Adds a frozen step, one that `crud-migrations` wrote, after those registered so far. Its name
@@ -32,7 +33,7 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
     /// applies anything.
     public mutating func register(_ migration: CRUDSchemaMigration) {
         frozen.append(migration)
-        register(migration.name) { db in try db.apply(migration) }
+        steps.append((migration.name, migration.checksum, { db in try db.apply(migration) }))
     }
 
     /// Adds the first frozen step of a project whose databases were made before it had any (by
@@ -43,7 +44,7 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
     /// bring it to the models first (`alterTable`, a hand-written step).
     public mutating func register(adopting migration: CRUDSchemaMigration) {
         frozen.append(migration)
-        register(migration.name) { db in try db.apply(migration, adopting: true) }
+        steps.append((migration.name, migration.checksum, { db in try db.apply(migration, adopting: true) }))
     }
 
     /// Adds frozen steps in their order: the generated history's `migrations`.
@@ -70,7 +71,10 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
     /// and every foreign key is checked before the step commits.
     /// - Returns: the names of the steps applied now.
     /// - Throws: `CRUDMigrationError` when the registered steps do not fit the database (a name
-    ///   twice, an applied step no longer registered or in another place, a failed step not undone);
+    ///   twice, an applied step no longer registered or in another place, a failed step not undone)
+    ///   or a frozen step disagrees with itself (its schema is not what its changes make of the
+    ///   frozen step's before it) or with what was applied under its name (its checksum), found
+    ///   before anything is applied;
     ///   what a step throws;
     ///   `CRUDSQLExeError`, of kind `.foreignKeyViolation` when a step leaves a row referencing none.
     ///
@@ -96,17 +100,34 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
 
     private func migrateSteps(_ db: Database<C>) throws -> [String] {
         var seen: Set<String> = []
-        for (name, _) in steps where !seen.insert(name).inserted {
+        for (name, _, _) in steps where !seen.insert(name).inserted {
             throw CRUDMigrationError.duplicateName(name)
         }
+        var previous = CRUDSchema([])
         for migration in frozen {
             let problems = migration.problems
             guard problems.isEmpty else { throw CRUDMigrationError.invalidMigration(name: migration.name, problems: problems) }
+            let disagreements = migration.disagreements(after: previous)
+            guard disagreements.isEmpty else { throw CRUDMigrationError.schemaDisagrees(name: migration.name, differences: disagreements) }
+            previous = migration.schema
         }
-        try db.create(CRUDAppliedMigration.self)
+        try recordsChecksums(db)
         let done = try applied(db)
         for (position, record) in done.enumerated() where position >= steps.count || steps[position].name != record.name {
             throw CRUDMigrationError.notRegistered(name: record.name, position: position)
+        }
+        for (position, record) in done.enumerated() {
+            guard let checksum = steps[position].checksum else { continue }
+            guard let recorded = record.checksum else {
+                // Applied before checksums were recorded: what it says now is taken as what it said.
+                var updated = record
+                updated.checksum = checksum
+                try db.table(CRUDAppliedMigration.self).where(\CRUDAppliedMigration.name == record.name).update(updated, setKeys: \.checksum)
+                continue
+            }
+            guard recorded == checksum else {
+                throw CRUDMigrationError.changedAfterApplied(name: record.name, recorded: recorded, registered: checksum)
+            }
         }
         var appliedNow: [String] = []
         for (position, entry) in steps.enumerated().dropFirst(done.count) {
@@ -118,7 +139,8 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
                         return false
                     }
                     try entry.step(db)
-                    try db.table(CRUDAppliedMigration.self).insert(CRUDAppliedMigration(position: position, name: entry.name, appliedAt: Date()))
+                    try db.table(CRUDAppliedMigration.self).insert(CRUDAppliedMigration(position: position, name: entry.name, appliedAt: Date(),
+                                                                                        checksum: entry.checksum))
                     return true
                 }
             } catch where !db.executor.dialect.transactionalDDL {
@@ -127,6 +149,22 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
             if ran { appliedNow.append(entry.name) }
         }
         return appliedNow
+    }
+
+    /// Makes the record of applied steps, or gives one made before checksums were recorded its
+    /// `checksum` column (another migrator may add it meanwhile, where no lock holds them apart).
+    private func recordsChecksums(_ db: Database<C>) throws {
+        try db.create(CRUDAppliedMigration.self)
+        func hasChecksums() throws -> Bool {
+            let table = CRUDAppliedMigration.crudSchema.name
+            return try db.executor.readingCatalog(.write, { try $0.columns(ofTable: table) })?.contains { $0.name == "checksum" } ?? false
+        }
+        guard try !hasChecksums() else { return }
+        do {
+            try db.create(CRUDAppliedMigration.self, policy: .reconcileTable)
+        } catch {
+            guard try hasChecksums() else { throw error }
+        }
     }
 
     private func applied(_ db: Database<C>) throws -> [CRUDAppliedMigration] {
@@ -149,6 +187,13 @@ public enum CRUDMigrationError: Error, Equatable, CustomStringConvertible {
     /// The frozen step `name` cannot be applied as written: its schema or its changes name what no
     /// database can have (`problems` says each); a generated step edited by hand, most often.
     case invalidMigration(name: String, problems: [String])
+    /// The frozen step `name` says its changes leave a schema they do not make (`differences` says
+    /// where), replayed over the schema of the frozen step before it: its file was edited by hand or
+    /// merged badly. Applied, SQLite would rebuild its tables to the schema and drop what it lacks.
+    case schemaDisagrees(name: String, differences: [String])
+    /// The frozen step `name` was applied saying something else than the registered step says now
+    /// (its checksum was `recorded`, and is `registered`): a step edited after it shipped.
+    case changedAfterApplied(name: String, recorded: String, registered: String)
 
     /// Equal cases; steps not undone are equal by name, database and the description of what they threw.
     public static func == (lhs: CRUDMigrationError, rhs: CRUDMigrationError) -> Bool {
@@ -156,7 +201,8 @@ public enum CRUDMigrationError: Error, Equatable, CustomStringConvertible {
         case let (.duplicateName(a), .duplicateName(b)): a == b
         case let (.notRegistered(a, p), .notRegistered(b, q)): a == b && p == q
         case let (.stepNotUndone(a, x, e), .stepNotUndone(b, y, f)): a == b && x == y && String(describing: e) == String(describing: f)
-        case let (.invalidMigration(a, p), .invalidMigration(b, q)): a == b && p == q
+        case let (.invalidMigration(a, p), .invalidMigration(b, q)), let (.schemaDisagrees(a, p), .schemaDisagrees(b, q)): a == b && p == q
+        case let (.changedAfterApplied(a, x, y), .changedAfterApplied(b, z, w)): a == b && x == z && y == w
         default: false
         }
     }
@@ -174,6 +220,12 @@ public enum CRUDMigrationError: Error, Equatable, CustomStringConvertible {
         case let .invalidMigration(name, problems):
             "the migration \"\(name)\" cannot be applied as written, and nothing was applied: " + problems.joined(separator: "; ")
                 + " (restore the generated file, or generate it again)"
+        case let .schemaDisagrees(name, differences):
+            "the migration \"\(name)\" says its changes leave a schema they do not make, and nothing was applied: "
+                + differences.joined(separator: "; ") + " (restore the generated file, or generate the step again from the models)"
+        case let .changedAfterApplied(name, recorded, registered):
+            "the migration \"\(name)\" was applied as it was then (checksum \(recorded)) and says something else now (\(registered)), "
+                + "and nothing was applied: a step must not change once applied; restore it as it was, and make the change as a new step"
         }
     }
 }
