@@ -77,6 +77,30 @@ struct MigrationGenerationTests {
         #expect(!step.contains(".renameColumn("))
     }
 
+    @Test("a Double column made an Int: the step retypes it, with a comment saying a fraction fails it and how to round instead")
+    func lossyRetype() throws {
+        var inputs = try Self.inputs(release: 3, steps: 3)
+        let text = String(decoding: inputs[0].file.bytes, as: UTF8.self)
+        #expect(text.contains("var position: Int"))
+        inputs[0] = GeneratorInput(file: SourceFile(path: "Models.swift", text: text.replacingOccurrences(of: "var position: Int", with: "var position: Double")),
+                                   name: "Models.swift")
+        let toDouble = try #require(Generator.generateMigration(inputs, name: "fractional positions", namespace: "TodoHistory").files["Migration0004.swift"])
+        #expect(!toDouble.contains("convertColumn"), "an integer made a Double loses nothing")
+        inputs.append(GeneratorInput(file: SourceFile(path: "Migration0004.swift", text: toDouble), name: "Migration0004.swift"))
+        inputs[0] = GeneratorInput(file: SourceFile(path: "Models.swift", text: text), name: "Models.swift")
+        let step = try #require(Generator.generateMigration(inputs, name: "whole positions", namespace: "TodoHistory").files["Migration0005.swift"])
+        let expected = [
+            "// HistoryTodo.position becomes an integer: a value with a fraction fails this step, naming its row, on every",
+            "// database. To round such values instead, replace the change below with:",
+            "// .convertColumn(from: CRUDSchemaColumn(\"position\", .real(bits: 64)), to: CRUDSchemaColumn(\"position\", "
+                + ".integer(bits: 64, signed: true)), table: \"HistoryTodo\", by: .rounding),",
+            ".alterColumn(from: CRUDSchemaColumn(\"position\", .real(bits: 64)),",
+        ]
+        let lines = step.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let start = try #require(lines.firstIndex(of: expected[0]), "\(step)")
+        #expect(Array(lines[start ..< min(lines.count, start + 4)]) == expected)
+    }
+
     @Test("a model renamed, with its table: the step drops and creates, with a loud comment saying how to keep the rows")
     func renamedTable() throws {
         var inputs = try Self.inputs(release: 3, steps: 3)

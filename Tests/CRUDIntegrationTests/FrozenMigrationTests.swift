@@ -49,6 +49,19 @@ struct HistoryTodoV3: CRUDModel, TableNameProvider, Equatable {
     static let crudIndexes: [CRUDIndex<HistoryTodoV3>] = [.index(\.title)]
 }
 
+/// An order before and after its total became an integer.
+struct LossyOrderV1: CRUDModel, TableNameProvider {
+    static let tableName = "LossyOrder"
+    var id: Int
+    var total: Double
+}
+
+struct LossyOrderV2: CRUDModel, TableNameProvider, Equatable {
+    static let tableName = "LossyOrder"
+    var id: Int
+    var total: Int
+}
+
 /// One line of a catalog read: how a test describes a database's schema.
 struct CatalogLine: CRUDModel {
     var line: String
@@ -391,6 +404,49 @@ struct FrozenMigrationTests {
         #expect(try Self.migrator(C.self, releases: 3).migrate(db) == [TodoHistory.migrations[2].name])
         let all = try checksums()
         #expect(Array(all.prefix(2)) == recorded && all.count == 3 && all[2] != "none", "\(all)")
+    }
+
+    /// Before, SQLite refused 12.34 and rolled back (not naming the row), while PostgreSQL
+    /// (`USING total::bigint`) and MariaDB (`MODIFY … BIGINT`) stored 12 without a word.
+    @Test("a Double column retyped to Int: a value with a fraction is refused on every backend, naming its row, unless the step states the rounding",
+          arguments: Backend.all)
+    func lossyRetype(_ backend: Backend) throws { try lossyRetype(backend.open()) }
+
+    func lossyRetype<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let db = Database(configuration: configuration)
+        let id = CRUDSchemaColumn("id", .integer(bits: 64, signed: true))
+        let real = CRUDSchemaColumn("total", .real(bits: 64)), integer = CRUDSchemaColumn("total", .integer(bits: 64, signed: true))
+        let created = CRUDSchemaMigration("0001 orders", changes: [.createTable(CRUDSchemaTable("LossyOrder", columns: [id, real], primaryKey: "id"))],
+                                          schema: CRUDSchema([CRUDSchemaTable("LossyOrder", columns: [id, real], primaryKey: "id")]))
+        let atV2 = CRUDSchema([CRUDSchemaTable("LossyOrder", columns: [id, integer], primaryKey: "id")])
+        var first = CRUDMigrator<C>()
+        first.register(created)
+        try first.migrate(db)
+        try db.table(LossyOrderV1.self).insert([LossyOrderV1(id: 1, total: 12), LossyOrderV1(id: 2, total: 12.34), LossyOrderV1(id: 3, total: -7.5)])
+
+        var strict = first
+        strict.register(CRUDSchemaMigration("0002 whole totals", changes: [.alterColumn(from: real, to: integer, table: "LossyOrder")], schema: atV2))
+        #expect {
+            try strict.migrate(db)
+        } throws: { error in
+            guard case let .lossyValue(name, value) = error as? CRUDMigrationError else { return false }
+            return name == "0002 whole totals" && value.keyValue == "2" && value.value == "12.34" && value.column == "total"
+                && "\(error)".contains("\"LossyOrder\".\"total\" holds 12.34 in the row whose \"id\" is 2") && "\(error)".contains(".convertColumn")
+        }
+        #expect(try strict.appliedMigrations(db) == ["0001 orders"])
+        #expect(try db.table(LossyOrderV1.self).order(by: \.id).select().map(\.total) == [12, 12.34, -7.5], "nothing was changed")
+
+        var rounding = first
+        rounding.register(CRUDSchemaMigration("0002 whole totals", changes: [.convertColumn(from: real, to: integer, table: "LossyOrder", by: .rounding)],
+                                              schema: atV2))
+        #expect(try rounding.migrate(db) == ["0002 whole totals"])
+        // Read with a statement of its own: PostgreSQL refuses one prepared before the column's type
+        // changed (0A000, "cached plan must not change result type") on the connection that prepared it.
+        let totals = try db.sql("SELECT \(db.quote("id")), \(db.quote("total")) FROM \(db.quote("LossyOrder")) ORDER BY \(db.quote("id"))",
+                                LossyOrderV2.self).map(\.total)
+        // -7.5 is a half: away from zero on SQLite and MySQL, to the even -8 on PostgreSQL alike.
+        #expect(totals == [12, 12, -8], "\(totals)")
+        try db.checkSchema(atV2)
     }
 
     // MARK: - Support

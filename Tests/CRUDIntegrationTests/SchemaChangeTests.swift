@@ -72,6 +72,21 @@ struct SchemaChangeTests {
         #expect(try migrator.appliedMigrations(db).isEmpty)
     }
 
+    /// Before, PostgreSQL and MySQL rounded 2.5 to an integer without a word; SQLite refused it.
+    @Test("alterTable of a Double column to Int: a value with a fraction is refused on every backend, the table left as it was",
+          arguments: Backend.all)
+    func lossyAlterTable(_ backend: Backend) throws { try lossyAlterTable(backend.open(), backend) }
+
+    func lossyAlterTable<C: DatabaseConfigurationProtocol>(_ configuration: C, _ backend: Backend) throws {
+        let db = Database(configuration: configuration)
+        try db.create(LossyOrderV1.self)
+        try db.table(LossyOrderV1.self).insert([LossyOrderV1(id: 1, total: 3), LossyOrderV1(id: 2, total: 2.5)])
+        let refused = #expect(throws: CRUDDecoderError.self) { try db.alterTable(LossyOrderV2.self) }
+        let named = backend == .sqlite ? "total" : "\"LossyOrder\".\"total\" holds 2.5 in the row whose \"id\" is 2"
+        #expect(refused?.msg.contains(named) == true, "\(String(describing: refused))")
+        #expect(try db.table(LossyOrderV1.self).order(by: \.id).select().map(\.total) == [3, 2.5])
+    }
+
     @Test("alterTable refuses a missing table and a rename of a column that is not there", arguments: Backend.all)
     func refusals(_ backend: Backend) throws { try refusals(backend.open(), backend) }
 

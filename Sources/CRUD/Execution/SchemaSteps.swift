@@ -26,6 +26,41 @@ struct CRUDSchemaSteps<Connection: CRUDConnection> {
         return try session.withStatement(text.sql, text.parameters) { try $0.step() }
     }
 
+    /// What `read` makes of the first row of the query `plan`, or `nil` when it returns none.
+    /// - Throws: `CRUDSQLGenError` for a query the dialect cannot write; `CRUDSQLExeError`; what
+    ///   `read` throws.
+    func firstRow<T>(_ plan: CRUDStatementPlan, _ read: (Connection.Statement) throws -> T) throws -> T? {
+        let text = try SQLBuilder.render(plan, in: dialect)
+        return try session.withStatement(text.sql, text.parameters) { try $0.step() ? try read($0) : nil }
+    }
+
+    /// The first value of `column` of `table` that would lose part of itself changed from `from` to
+    /// `to` (`SQLBuilder.losesValues`), with its row's `key` value where the table has a key, as a
+    /// message shows them; `nil` when every value converts exactly.
+    /// - Throws: `CRUDSQLExeError`.
+    func firstLossyValue(of column: String, in table: String, key: CRUDSchemaColumn?, from: CRUDColumnType, to: CRUDColumnType) throws
+        -> CRUDLossyValue? {
+        guard SQLBuilder.losesValues(from: from, to: to) else { return nil }
+        let plan = CRUDStatementPlan.lossyValue(table: table, column: column, key: key?.name, from: from, to: to)
+        return try firstRow(plan) { statement in
+            CRUDLossyValue(table: table, column: column, keyColumn: key?.name, keyValue: try key.map { try Self.describe(statement, 0, $0.type) },
+                           value: try Self.describe(statement, 1, from), type: to)
+        }
+    }
+
+    /// A cell of `type` as a message shows it.
+    private static func describe(_ reader: some CRUDRowReader, _ column: Int, _ type: CRUDColumnType) throws -> String {
+        switch type {
+        case .integer: String(try reader.readInt64(column))
+        case .real: String(try reader.readReal(column))
+        case .bool: String(try reader.readBool(column))
+        case .text, .json: "\"\(try reader.readText(column))\""
+        case .uuid: try reader.readUUID(column).uuidString
+        case .date: "\(try reader.readDate(column))"
+        case .blob: "\(try reader.readBlob(column).count) bytes"
+        }
+    }
+
     /// The table's columns as the database declares them, or `nil` when it has no such table.
     /// - Throws: `CRUDSQLExeError`.
     func columns(ofTable table: String) throws -> [CRUDDatabaseColumn]? {
@@ -128,5 +163,23 @@ final class CRUDAwaitingCatalog<Connection: CRUDConnection>: CRUDCatalogRunner {
 
     func execute(_ sql: String) throws {
         noted.append((sql, []))
+    }
+}
+
+/// A value a retype would change: where it is, and what it would not fit.
+public struct CRUDLossyValue: Sendable, Hashable, CustomStringConvertible {
+    /// The table and the column, by the names they have before the change.
+    public let table: String, column: String
+    /// The row's primary key column and its value, where the table has a key.
+    public let keyColumn: String?, keyValue: String?
+    /// The value, as written in messages.
+    public let value: String
+    /// The type it does not fit exactly.
+    public let type: CRUDColumnType
+
+    public var description: String {
+        "\"\(table)\".\"\(column)\" holds \(value)"
+            + (keyColumn.flatMap { column in keyValue.map { " in the row whose \"\(column)\" is \($0)" } } ?? "")
+            + ", which a \(type) cannot hold exactly"
     }
 }

@@ -61,7 +61,15 @@ extension Database {
                 actions.append(.addColumn(column))
                 continue
             }
-            actions += dialect.alterColumn(column, renamedFrom: renamedFrom[column.name], typeChanged: source.typeDiffers(from: column, in: dialect),
+            let retyped = source.typeDiffers(from: column, in: dialect)
+            if retyped, let real = [CRUDColumnType.real(bits: 64), .real(bits: 32)].first(where: { dialect.declaredType(source.declaredType, holds: $0) }) {
+                let key = schema.primaryKey.flatMap { key in change.sources[key].map { CRUDSchemaColumn($0.name, schema.columns[key].type) } }
+                if let lossy = try steps.firstLossyValue(of: source.name, in: schema.name, key: key, from: real, to: column.type) {
+                    throw CRUDDecoderError("alterTable(\(A.self).self): \(lossy), and the database would round it; nothing was changed: "
+                        + "change such values first, or retype the column in a migration step that states the rounding (.convertColumn)")
+                }
+            }
+            actions += dialect.alterColumn(column, renamedFrom: renamedFrom[column.name], typeChanged: retyped,
                                            nullabilityChanged: source.nullabilityDiffers(from: column)).map(CRUDAlterAction.spelled)
         }
         let existing = try steps.constraintNames(ofTable: schema.name)

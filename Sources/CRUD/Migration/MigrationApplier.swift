@@ -11,12 +11,16 @@ struct CRUDMigrationApplier<Connection: CRUDConnection> {
     ///   `CRUDDecoderError` for a value a retyped column could not convert; `CRUDSQLExeError` when the
     ///   database refuses a change.
     func apply() throws {
+        try refuseLossyValues()
         let rebuilt = tablesToRebuild()
         var renamed: [String: [String: String]] = [:]
+        var converted: [String: [String: CRUDConversion]] = [:]
         for change in migration.changes {
             switch change {
             case .createTable, .dropTable:
                 try applyInPlace(change)
+            case let .convertColumn(_, to, table, conversion) where rebuilt.contains(table):
+                converted[table, default: [:]][to.name] = conversion
             case let .renameColumn(old, new, table) where rebuilt.contains(table):
                 // A column renamed twice still takes its values from its first name.
                 let original = renamed[table]?.removeValue(forKey: old) ?? old
@@ -28,7 +32,7 @@ struct CRUDMigrationApplier<Connection: CRUDConnection> {
             }
         }
         for table in rebuilt {
-            try rebuild(table, renamed: renamed[table] ?? [:])
+            try rebuild(table, renamed: renamed[table] ?? [:], converting: converted[table] ?? [:])
         }
     }
 
@@ -40,7 +44,8 @@ struct CRUDMigrationApplier<Connection: CRUDConnection> {
             switch change {
             case let .addColumn(column, table) where !column.isNullable:
                 if !tables.contains(table) { tables.append(table) }
-            case let .dropColumn(_, table), let .alterColumn(_, _, table), let .addConstraint(_, table), let .dropConstraint(_, table):
+            case let .dropColumn(_, table), let .alterColumn(_, _, table), let .convertColumn(_, _, table, _), let .addConstraint(_, table),
+                 let .dropConstraint(_, table):
                 if !tables.contains(table) { tables.append(table) }
             default:
                 continue
@@ -74,6 +79,10 @@ struct CRUDMigrationApplier<Connection: CRUDConnection> {
         case let .alterColumn(from, to, table):
             try alter(table, dialect.alterColumn(to.columnSchema, renamedFrom: nil, typeChanged: from.type != to.type,
                                                  nullabilityChanged: from.isNullable != to.isNullable).map(CRUDAlterAction.spelled))
+        case let .convertColumn(from, to, table, _):
+            // The database's own conversion rounds: the step says that is what it wants.
+            try alter(table, dialect.alterColumn(to.columnSchema, renamedFrom: nil, typeChanged: from.type != to.type,
+                                                 nullabilityChanged: from.isNullable != to.isNullable).map(CRUDAlterAction.spelled))
         case let .addIndex(index, table):
             guard let frozen = migration.schema[table: table] else { throw missing(table, for: "addIndex") }
             try steps.run(try frozen.tableSchema.createIndex(index))
@@ -98,6 +107,36 @@ struct CRUDMigrationApplier<Connection: CRUDConnection> {
         }
     }
 
+    /// Refuses the step, before it changes anything, where a column it retypes with `alterColumn`
+    /// holds a value the new type cannot hold exactly, naming the row (`convertColumn` states a
+    /// conversion instead): the rule is the same on every database, whichever would round.
+    /// - Throws: `CRUDMigrationError.lossyValue`; `CRUDSQLExeError`.
+    private func refuseLossyValues() throws {
+        let created = Set(migration.changes.compactMap { change -> String? in
+            guard case let .createTable(table) = change else { return nil }
+            return table.name
+        })
+        // By table: a column's name after the renames so far, to its name before the step.
+        var namedBefore: [String: [String: String]] = [:]
+        for change in migration.changes where !created.contains(change.table) {
+            switch change {
+            case let .renameColumn(old, new, table):
+                let original = namedBefore[table]?.removeValue(forKey: old) ?? old
+                namedBefore[table, default: [:]][new] = original
+            case let .alterColumn(from, to, table):
+                let names = namedBefore[table] ?? [:]
+                let frozen = migration.schema[table: table]
+                var key = frozen?.primaryKey.flatMap { frozen?[column: $0] }
+                if let name = key?.name { key?.name = names[name] ?? name }
+                if let lossy = try steps.firstLossyValue(of: names[to.name] ?? to.name, in: table, key: key, from: from.type, to: to.type) {
+                    throw CRUDMigrationError.lossyValue(name: migration.name, lossy)
+                }
+            default:
+                continue
+            }
+        }
+    }
+
     private func frozenColumn(_ name: String, of table: String, for change: String) throws -> CRUDSchemaColumn {
         guard let frozen = migration.schema[table: table] else { throw missing(table, for: change) }
         guard let column = frozen[column: name] else {
@@ -112,8 +151,9 @@ struct CRUDMigrationApplier<Connection: CRUDConnection> {
     }
 
     /// Rebuilds `table` to the migration's frozen table, its values taken from the columns of the same
-    /// name or, for a renamed column, of its old name.
-    private func rebuild(_ table: String, renamed: [String: String]) throws {
+    /// name or, for a renamed column, of its old name; those of the columns in `converting` by the
+    /// conversion the step states.
+    private func rebuild(_ table: String, renamed: [String: String], converting: [String: CRUDConversion]) throws {
         guard let frozen = migration.schema[table: table] else { throw missing(table, for: "a change") }
         guard let existing = try steps.columns(ofTable: table) else {
             throw CRUDSQLGenError("migration \"\(migration.name)\": the table \"\(table)\" does not exist; "
@@ -126,7 +166,7 @@ struct CRUDMigrationApplier<Connection: CRUDConnection> {
         let schema = frozen.tableSchema
         let change = try TableChange(schema, existing: existing, renamed: renamed, dialect: dialect)
         try steps.rebuild(schema, primaryKey: schema.primaryKey, constraints: frozen.constraints,
-                          sources: change.sources, neverReuseKeys: steps.neverReusesKeys(definition: try steps.tableDefinition(ofTable: table)),
+                          sources: change.sources, converting: converting, neverReuseKeys: steps.neverReusesKeys(definition: try steps.tableDefinition(ofTable: table)),
                           indexes: try frozen.indexes.map(schema.createIndex))
         for (column, source) in zip(schema.columns, change.sources) {
             guard let source, source.typeDiffers(from: column, in: dialect),

@@ -60,6 +60,8 @@ extension CRUDSchemaMigration {
         case let .dropColumn(column, table): "\(quoted(table)) drop \(quoted(column))"
         case let .renameColumn(old, new, table): "\(quoted(table)) rename \(quoted(old)) \(quoted(new))"
         case let .alterColumn(from, to, table): "\(quoted(table)) alter \(canonical(from)) to \(canonical(to))"
+        case let .convertColumn(from, to, table, conversion):
+            "\(quoted(table)) convert \(canonical(from)) to \(canonical(to)) by \(conversion.rawValue)"
         case let .addIndex(index, table): "\(quoted(table)) add " + canonical(index)
         case let .dropIndex(index, table): "\(quoted(table)) drop " + canonical(index)
         case let .addConstraint(constraint, table): "\(quoted(table)) add " + canonical(constraint)

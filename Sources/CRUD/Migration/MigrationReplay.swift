@@ -53,7 +53,7 @@ extension CRUDSchemaTable {
         case let .renameColumn(old, new, _):
             if let position = columns.firstIndex(where: { $0.name == old }) { columns[position].name = new }
             if primaryKey == old { primaryKey = new }
-        case let .alterColumn(_, to, _):
+        case let .alterColumn(_, to, _), let .convertColumn(_, to, _, _):
             if let position = columns.firstIndex(where: { $0.name == to.name }) { columns[position] = to }
         case let .addIndex(index, _):
             indexes.append(index)

@@ -27,7 +27,7 @@ extension CRUDSchemaMigration {
             let columns: [String] = switch change {
             case let .addColumn(column, _): [column.name]
             case let .renameColumn(_, new, _): [new]
-            case let .alterColumn(_, to, _): [to.name]
+            case let .alterColumn(_, to, _), let .convertColumn(_, to, _, _): [to.name]
             case let .addIndex(index, _): index.columns
             case let .addConstraint(constraint, _): constraint.columns
             default: []

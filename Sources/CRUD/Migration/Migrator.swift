@@ -143,6 +143,9 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
                                                                                         checksum: entry.checksum))
                     return true
                 }
+            } catch let error as CRUDMigrationError {
+                // Found before the step changed anything.
+                throw error
             } catch where !db.executor.dialect.transactionalDDL {
                 throw CRUDMigrationError.stepNotUndone(name: entry.name, database: db.executor.dialect.name, underlying: error)
             }
@@ -194,6 +197,11 @@ public enum CRUDMigrationError: Error, Equatable, CustomStringConvertible {
     /// The frozen step `name` was applied saying something else than the registered step says now
     /// (its checksum was `recorded`, and is `registered`): a step edited after it shipped.
     case changedAfterApplied(name: String, recorded: String, registered: String)
+    /// The frozen step `name` retypes a column that holds a value the new type cannot hold
+    /// exactly (`value` says which, and where): refused before the step changed anything, on every
+    /// database alike. Change such values in a step before it, or state the conversion
+    /// (`CRUDSchemaChange.convertColumn`).
+    case lossyValue(name: String, CRUDLossyValue)
 
     /// Equal cases; steps not undone are equal by name, database and the description of what they threw.
     public static func == (lhs: CRUDMigrationError, rhs: CRUDMigrationError) -> Bool {
@@ -203,6 +211,7 @@ public enum CRUDMigrationError: Error, Equatable, CustomStringConvertible {
         case let (.stepNotUndone(a, x, e), .stepNotUndone(b, y, f)): a == b && x == y && String(describing: e) == String(describing: f)
         case let (.invalidMigration(a, p), .invalidMigration(b, q)), let (.schemaDisagrees(a, p), .schemaDisagrees(b, q)): a == b && p == q
         case let (.changedAfterApplied(a, x, y), .changedAfterApplied(b, z, w)): a == b && x == z && y == w
+        case let (.lossyValue(a, x), .lossyValue(b, y)): a == b && x == y
         default: false
         }
     }
@@ -223,6 +232,10 @@ public enum CRUDMigrationError: Error, Equatable, CustomStringConvertible {
         case let .schemaDisagrees(name, differences):
             "the migration \"\(name)\" says its changes leave a schema they do not make, and nothing was applied: "
                 + differences.joined(separator: "; ") + " (restore the generated file, or generate the step again from the models)"
+        case let .lossyValue(name, value):
+            "the migration \"\(name)\" changes a column's type, and \(value): the database would round it, so the step was refused "
+                + "before it changed anything. Change such values in a step before it, or state the conversion in the step: "
+                + ".convertColumn(from: …, to: …, table: …, by: .rounding)"
         case let .changedAfterApplied(name, recorded, registered):
             "the migration \"\(name)\" was applied as it was then (checksum \(recorded)) and says something else now (\(registered)), "
                 + "and nothing was applied: a step must not change once applied; restore it as it was, and make the change as a new step"

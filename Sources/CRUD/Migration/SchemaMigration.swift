@@ -14,6 +14,11 @@ public enum CRUDSchemaChange: Sendable, Hashable {
     /// Converts a column's values to another type, or changes whether it accepts NULL. Values that
     /// do not convert without loss ("forty-two" to an integer, a NULL into NOT NULL) fail the step.
     case alterColumn(from: CRUDSchemaColumn, to: CRUDSchemaColumn, table: String)
+    /// Converts a column's values to another type as `alterColumn` does, except that a value the new
+    /// type cannot hold exactly is converted `by` the rule the step states, instead of failing it:
+    /// a choice written into the step, never made for it. `crud-migrations` writes `alterColumn`,
+    /// with this form in a comment where values can be lost.
+    case convertColumn(from: CRUDSchemaColumn, to: CRUDSchemaColumn, table: String, by: CRUDConversion)
     /// Makes an index.
     case addIndex(CRUDSchemaIndex, table: String)
     /// Drops an index.
@@ -29,10 +34,18 @@ public enum CRUDSchemaChange: Sendable, Hashable {
         case let .createTable(table): table.name
         case let .dropTable(table): table
         case let .addColumn(_, table), let .dropColumn(_, table), let .renameColumn(_, _, table), let .alterColumn(_, _, table),
+             let .convertColumn(_, _, table, _),
              let .addIndex(_, table), let .dropIndex(_, table), let .addConstraint(_, table), let .dropConstraint(_, table):
             table
         }
     }
+}
+
+/// How a migration step converts values that their new type cannot hold exactly.
+public enum CRUDConversion: String, Sendable, Hashable {
+    /// A number with a fraction becomes the nearest integer: halves away from zero on SQLite and
+    /// MySQL, to the even neighbour on PostgreSQL (its conversion of a `double precision`).
+    case rounding
 }
 
 /// A migration step that `crud-migrations` wrote from the models as they were at one version: the

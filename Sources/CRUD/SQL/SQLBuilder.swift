@@ -462,6 +462,33 @@ struct SQLBuilder {
         return "SELECT 1 FROM \(quote(table)) WHERE \(quote(column)) IS NOT NULL AND \(mismatch) LIMIT 1"
     }
 
+    /// Whether converting a value of `from` to `to` can lose part of it without the database saying
+    /// so: a real number's fraction, which PostgreSQL's and MySQL's conversion to an integer rounds away.
+    static func losesValues(from: CRUDColumnType, to: CRUDColumnType) -> Bool {
+        if case .real = from, case .integer = to { return true }
+        return false
+    }
+
+    /// The value of `quoted`, a column, converted `by` a step's stated rule, where the database copies
+    /// rows rather than converting a column (SQLite's rebuild).
+    static func converted(_ quoted: String, by conversion: CRUDConversion) -> String {
+        switch conversion {
+        case .rounding: "ROUND(\(quoted))"
+        }
+    }
+
+    /// A query of the first row whose `column`, of type `from`, `to` cannot hold exactly: its `key`
+    /// (or NULL without one), then the value.
+    /// - Throws: `CRUDSQLGenError` for a pair of types `losesValues` does not name.
+    func lossyValue(_ table: String, column: String, key: String?, from: CRUDColumnType, to: CRUDColumnType) throws -> String {
+        guard Self.losesValues(from: from, to: to) else {
+            throw CRUDSQLGenError("no values of a \(from) column are lost as \(to)")
+        }
+        let value = quote(column)
+        return "SELECT \(key.map(quote) ?? "NULL"), \(value) FROM \(quote(table)) "
+            + "WHERE \(value) IS NOT NULL AND CAST(\(value) AS \(dialect.castType(to))) <> \(value) LIMIT 1"
+    }
+
     /// Copies every row of `source` into `target`'s `columns`, each the expression in `values` at
     /// its position (a source column, quoted, or a constant).
     func copyRows(into target: String, columns: [String], values: [String], from source: String) -> String {

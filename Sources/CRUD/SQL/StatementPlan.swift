@@ -70,6 +70,10 @@ enum CRUDStatementPlan {
     /// Returns a row when `column` of `table` holds a value that is not of `type` (`valueMismatch`
     /// of the dialect, which must have one).
     case valueMismatch(table: String, column: String, type: CRUDColumnType)
+    /// Returns the first row, its `key` (the table's primary key, when it has one) and `column`,
+    /// whose value of type `from` the type `to` cannot hold exactly: a number with a fraction where
+    /// a real becomes an integer (`SQLBuilder.losesValues(from:to:)` says which pairs can lose).
+    case lossyValue(table: String, column: String, key: String?, from: CRUDColumnType, to: CRUDColumnType)
 
     // MARK: Given
 
@@ -207,6 +211,8 @@ extension SQLBuilder {
             return CRUDStatementText(SQLBuilder(dialect: dialect).dropIndex(name, on: table))
         case let .valueMismatch(table, column, type):
             return CRUDStatementText(try SQLBuilder(dialect: dialect).valueMismatch(table, column: column, type: type))
+        case let .lossyValue(table, column, key, from, to):
+            return CRUDStatementText(try SQLBuilder(dialect: dialect).lossyValue(table, column: column, key: key, from: from, to: to))
         case let .raw(sql, parameters):
             return CRUDStatementText(sql, parameters)
         }

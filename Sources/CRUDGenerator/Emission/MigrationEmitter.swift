@@ -209,6 +209,13 @@ enum MigrationEmitter {
         case let .renameColumn(old, new, name):
             writer.line(".renameColumn(\(swiftStringLiteral(old)), to: \(swiftStringLiteral(new)), \(table(name))),")
         case let .alterColumn(from, to, name):
+            if case .real = from.type, case .integer = to.type {
+                // A choice the step states or not, in writing: the migrator refuses a value with a
+                // fraction on every database unless the step says to round it.
+                writer.line("// \(name).\(to.name) becomes an integer: a value with a fraction fails this step, naming its row, on every")
+                writer.line("// database. To round such values instead, replace the change below with:")
+                writer.line("// .convertColumn(from: \(swift(from)), to: \(swift(to)), \(table(name)), by: .rounding),")
+            }
             writer.line(".alterColumn(from: \(swift(from)),")
             writer.line("             to: \(swift(to)), \(table(name))),")
         case let .addIndex(index, name):
