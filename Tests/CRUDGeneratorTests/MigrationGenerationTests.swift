@@ -122,7 +122,7 @@ struct MigrationGenerationTests {
         inputs[2] = GeneratorInput(file: SourceFile(path: "Migration0002.swift", text: edited), name: "Migration0002.swift")
         let output = Generator.generateMigration(inputs, name: "next", namespace: "TodoHistory")
         #expect(output.files.isEmpty)
-        #expect(output.diagnostics.map(\.description).contains { $0.hasPrefix("Migration0002.swift:34:42: error: the frozen migration 'migration0002' cannot be read: a column's type is one of") },
+        #expect(output.diagnostics.map(\.description).contains { $0.hasPrefix("Migration0002.swift:38:42: error: the frozen migration 'migration0002' cannot be read: a column's type is one of") },
                 "\(output.diagnostics)")
         #expect(Generator.generate(inputs).diagnostics.allSatisfy { $0.severity == .warning }, "the build goes on; the command refuses")
         let only = try Self.committed("Migration0001.swift").replacingOccurrences(of: ".integer(bits: 64, signed: true)", with: ".integer(bits: 7, signed: true)")

@@ -12,6 +12,7 @@ struct CRUDMigrationApplier<Connection: CRUDConnection> {
     ///   database refuses a change.
     func apply() throws {
         try refuseLossyValues()
+        if !dialect.transactionalDDL { return try applyGrouped() }
         let rebuilt = tablesToRebuild()
         var renamed: [String: [String: String]] = [:]
         var converted: [String: [String: CRUDConversion]] = [:]
@@ -55,6 +56,7 @@ struct CRUDMigrationApplier<Connection: CRUDConnection> {
     }
 
     private func applyInPlace(_ change: CRUDSchemaChange) throws {
+        if let actions = try alterActions(of: change) { return try alter(change.table, actions) }
         switch change {
         case let .createTable(table):
             let schema = table.tableSchema
@@ -64,36 +66,81 @@ struct CRUDMigrationApplier<Connection: CRUDConnection> {
             }
         case let .dropTable(table):
             try steps.run(.dropTable(table))
-        case let .addColumn(column, table):
-            try steps.run(.addColumn(column.columnSchema, table: table))
-            if !column.isNullable {
-                // The zero value filled the rows there; a fresh install's table has no default.
-                try alter(table, [.dropDefault(column.name)])
-            }
-        case let .dropColumn(column, table):
-            try steps.run(.dropColumn(column, table: table))
-        case let .renameColumn(old, new, table):
-            let column = try frozenColumn(new, of: table, for: "renameColumn")
-            try alter(table, dialect.alterColumn(column.columnSchema, renamedFrom: old, typeChanged: false, nullabilityChanged: false)
-                .map(CRUDAlterAction.spelled))
-        case let .alterColumn(from, to, table):
-            try alter(table, dialect.alterColumn(to.columnSchema, renamedFrom: nil, typeChanged: from.type != to.type,
-                                                 nullabilityChanged: from.isNullable != to.isNullable).map(CRUDAlterAction.spelled))
-        case let .convertColumn(from, to, table, _):
-            // The database's own conversion rounds: the step says that is what it wants.
-            try alter(table, dialect.alterColumn(to.columnSchema, renamedFrom: nil, typeChanged: from.type != to.type,
-                                                 nullabilityChanged: from.isNullable != to.isNullable).map(CRUDAlterAction.spelled))
         case let .addIndex(index, table):
             guard let frozen = migration.schema[table: table] else { throw missing(table, for: "addIndex") }
             try steps.run(try frozen.tableSchema.createIndex(index))
         case let .dropIndex(index, table):
             try steps.run(.dropIndex(index.name, table: table))
+        default:
+            break
+        }
+    }
+
+    /// The `ALTER TABLE` actions that make `change`, a change to a table's columns or constraints;
+    /// `nil` for a change of another kind (a table's, an index's).
+    private func alterActions(of change: CRUDSchemaChange) throws -> [CRUDAlterAction]? {
+        switch change {
+        case .createTable, .dropTable, .addIndex, .dropIndex:
+            return nil
+        case let .addColumn(column, _):
+            // The zero value fills the rows there; a fresh install's table has no default.
+            return [.addColumn(column.columnSchema)] + (column.isNullable ? [] : [.dropDefault(column.name)])
+        case let .dropColumn(column, _):
+            return [.dropColumn(column)]
+        case let .renameColumn(old, new, table):
+            let column = try frozenColumn(new, of: table, for: "renameColumn")
+            return dialect.alterColumn(column.columnSchema, renamedFrom: old, typeChanged: false, nullabilityChanged: false).map(CRUDAlterAction.spelled)
+        case let .alterColumn(from, to, _), let .convertColumn(from, to, _, _):
+            // A conversion the step states is the database's own, which rounds.
+            return dialect.alterColumn(to.columnSchema, renamedFrom: nil, typeChanged: from.type != to.type,
+                                       nullabilityChanged: from.isNullable != to.isNullable).map(CRUDAlterAction.spelled)
         case let .addConstraint(constraint, table):
             guard let frozen = migration.schema[table: table] else { throw missing(table, for: "addConstraint") }
-            try alter(table, [.addConstraint(constraint, tableColumns: frozen.columns.map(\.name))])
-        case let .dropConstraint(constraint, table):
-            try alter(table, [.dropConstraint(constraint)])
+            return [.addConstraint(constraint, tableColumns: frozen.columns.map(\.name))]
+        case let .dropConstraint(constraint, _):
+            return [.dropConstraint(constraint)]
         }
+    }
+
+    /// Makes the changes where every schema statement commits at once (MySQL): each table's changes
+    /// to its columns and constraints in one `ALTER TABLE`, which the database applies whole or not
+    /// at all, in the order the step gives them; a change of another kind (a table created or
+    /// dropped, an index) runs where it stands, after what comes before it.
+    private func applyGrouped() throws {
+        var pending: [(table: String, actions: [CRUDAlterAction])] = []
+        // By table: the columns a pending `CHANGE COLUMN` renamed, which it gave their new definition.
+        var renamed: [String: Set<String>] = [:]
+        func flush(_ table: String? = nil) throws {
+            for (name, actions) in pending where table == nil || name == table {
+                try steps.run(.alterTable(name, actions: actions))
+                renamed[name] = nil
+            }
+            pending.removeAll { table == nil || $0.table == table }
+        }
+        for change in migration.changes {
+            guard let actions = try alterActions(of: change) else {
+                if case .createTable = change { try flush() } else if case .dropTable = change { try flush() } else { try flush(change.table) }
+                try applyInPlace(change)
+                continue
+            }
+            switch change {
+            case let .renameColumn(_, new, table):
+                renamed[table, default: []].insert(new)
+            case let .alterColumn(_, to, table) where renamed[table]?.contains(to.name) == true,
+                 let .convertColumn(_, to, table, _) where renamed[table]?.contains(to.name) == true:
+                // Its rename wrote the column's definition of this step already: a second clause
+                // on it would name a column the statement has not made yet.
+                continue
+            default:
+                break
+            }
+            if let position = pending.firstIndex(where: { $0.table == change.table }) {
+                pending[position].actions += actions
+            } else {
+                pending.append((change.table, actions))
+            }
+        }
+        try flush()
     }
 
     /// Runs `actions` on `table`: one statement each where schema changes are transactional, all in

@@ -18,6 +18,13 @@ enum MigrationEmitter {
             writer.line("// WARNING: the tables \(list(dropped)) are dropped with their rows and \(list(created)) created. If a model was")
             writer.line("// renamed, keep its table: `static let tableName = \"old name\"` (TableNameProvider), and generate this step again.")
         }
+        let statements = mySQLStatements(diff.changes)
+        if statements > 1 {
+            writer.line("//")
+            writer.line("// On MySQL and MariaDB, where each schema statement commits at once, this step runs \(statements) statements (each")
+            writer.line("// table's column and constraint changes in one ALTER TABLE): if one fails, those before it stay applied, and the")
+            writer.line("// migrator reports the step as not undone. A step that changes one table's columns and constraints is whole or nothing.")
+        }
         writer.line()
         writer.line("import CRUD")
         writer.line()
@@ -37,6 +44,35 @@ enum MigrationEmitter {
             writer.line("]))")
         }
         return writer.text
+    }
+
+    /// How many statements the migrator runs for `changes` where every schema statement commits at
+    /// once (MySQL): a table created, with each of its indexes, or dropped, and an index added or
+    /// dropped, one each; each table's other changes one `ALTER TABLE`, cut where one of those stands
+    /// between them (`CRUDMigrationApplier.applyGrouped` in the runtime).
+    static func mySQLStatements(_ changes: [SchemaChange]) -> Int {
+        var count = 0
+        var pending: [String] = []
+        for change in changes {
+            switch change {
+            case let .createTable(table):
+                count += pending.count + 1 + table.indexes.count
+                pending = []
+            case .dropTable:
+                count += pending.count + 1
+                pending = []
+            case let .addIndex(_, table), let .dropIndex(_, table):
+                if let position = pending.firstIndex(of: table) {
+                    pending.remove(at: position)
+                    count += 1
+                }
+                count += 1
+            case let .addColumn(_, table), let .dropColumn(_, table), let .renameColumn(_, _, table), let .alterColumn(_, _, table),
+                 let .addConstraint(_, table), let .dropConstraint(_, table):
+                if !pending.contains(table) { pending.append(table) }
+            }
+        }
+        return count + pending.count
     }
 
     /// The list of every step, oldest first.
