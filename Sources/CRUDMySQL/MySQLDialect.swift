@@ -52,6 +52,14 @@ public struct MySQLDialect: CRUDDialect {
         return quoted
     }
 
+    /// Text with a backslash is written as the pieces between its backslashes joined by
+    /// `CHAR(92 USING utf8mb4)`, which is a backslash whether or not the session's `sql_mode` has
+    /// `NO_BACKSLASH_ESCAPES`; other text in single quotes, inner ones doubled.
+    public func stringLiteral(_ value: String) -> String {
+        let pieces = value.split(separator: "\\", omittingEmptySubsequences: false).map { "'" + $0.replacing("'", with: "''") + "'" }
+        return pieces.count == 1 ? pieces[0] : "CONCAT(" + pieces.joined(separator: ", CHAR(92 USING utf8mb4), ") + ")"
+    }
+
     /// `CHAR(92)` is a backslash whether or not the session's `sql_mode` has `NO_BACKSLASH_ESCAPES`,
     /// where a literal `'\\'` would be one backslash in one mode and two in the other.
     public var likeEscapeClause: String { " ESCAPE CHAR(92)" }
@@ -75,7 +83,7 @@ public struct MySQLDialect: CRUDDialect {
         switch constraint {
         case .foreignKey: "DROP FOREIGN KEY \(quotedName)" + (isMariaDB ? ", DROP INDEX IF EXISTS \(quotedName)" : "")
         case .unique: "DROP INDEX \(quotedName)"
-        case .check: "DROP CONSTRAINT \(quotedName)"
+        case .check, .typedCheck: "DROP CONSTRAINT \(quotedName)"
         }
     }
 

@@ -216,3 +216,52 @@ struct MigrationGenerationTests {
         #expect(fixed.files["Migration0001.swift"]?.contains("CRUDSchemaColumn(\"tag\", .text)") == true)
     }
 }
+
+/// A typed check read from the source: frozen into a step as the runtime freezes it
+/// (`TypedCheckTests` in CRUDTests expects the same text from the same declaration).
+@Suite("Typed checks in migrations")
+struct TypedCheckGenerationTests {
+    static let model = #"""
+        import CRUD
+
+        struct Gauge: CRUDModel {
+            let id: Int
+            var label: String
+            var level: Double
+            var active: Bool
+            var note: String?
+
+            static let crudConstraints: [CRUDConstraint<Gauge>] = [
+                .check((\Gauge.level >= 0 && \Gauge.level < 1.5 || !(\Gauge.label == "it's")) && \Gauge.note != nil && \Gauge.active == true,
+                       name: "gauge_sane"),
+            ]
+        }
+        """#
+
+    @Test("the step has the check in standard SQL, as the runtime writes it, and reads it back unchanged")
+    func frozen() throws {
+        let input = GeneratorInput(file: SourceFile(path: "Models.swift", text: Self.model), name: "Models.swift")
+        let output = Generator.generateMigration([input], name: "gauges", namespace: "History")
+        #expect(output.diagnostics.isEmpty, "\(output.diagnostics)")
+        let step = try #require(output.files["Migration0001.swift"])
+        let condition = #"(((("level" >= 0.0 AND "level" < 1.5) OR NOT ("label" = 'it''s')) AND "note" IS NOT NULL) AND "active" = TRUE)"#
+        #expect(step.contains(".typedCheck(\"gauge_sane\", condition: \(swiftLiteral(condition)))"), "\(step)")
+        let again = Generator.generateMigration([input, GeneratorInput(file: SourceFile(path: "Migration0001.swift", text: step), name: "Migration0001.swift")],
+                                                name: "again", namespace: "History")
+        #expect(again.files.isEmpty && again.diagnostics.isEmpty, "read back, the step's check is the model's: \(again.diagnostics)")
+    }
+
+    @Test("what a typed check cannot freeze is an error at its place, saying to write it as SQL text")
+    func unreadable() {
+        let source = Self.model.replacingOccurrences(of: #"\Gauge.level < 1.5"#, with: #"\Gauge.level < \Gauge.id"#)
+        let output = Generator.generateMigration([GeneratorInput(file: SourceFile(path: "Models.swift", text: source), name: "Models.swift")],
+                                                 name: "gauges", namespace: "History")
+        #expect(output.diagnostics.contains { $0.description.contains("Models.swift:11:53:") && $0.description.contains("SQL text") },
+                "\(output.diagnostics)")
+    }
+
+    /// `text` as a Swift string literal, as the step writes it.
+    func swiftLiteral(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+}

@@ -2,15 +2,20 @@ import CRUD
 import Foundation
 import Testing
 
-/// The model of the Writes article's check example, its constraint declared as the article writes it.
-struct DocBicycle: CRUDModel {
-    let id: Int
-    var name: String
-    var wheels: Int
+/// The Writes article's example, in a namespace of its own so that its `Bicycle` is the article's.
+enum WritesArticle {
+    /// The article's bicycle, its checks declared as the article writes them.
+    struct Bicycle: CRUDModel, TableNameProvider {
+        static let tableName = "article_bicycle"
+        let id: Int
+        var name: String
+        var wheels: Int
 
-    static let crudConstraints: [CRUDConstraint<DocBicycle>] = [
-        .check("wheels BETWEEN 1 AND 3", name: "bicycle_wheels"),
-    ]
+        static let crudConstraints: [CRUDConstraint<Bicycle>] = [
+            .check(\Bicycle.wheels >= 1 && \Bicycle.wheels <= 3, name: "bicycle_wheels"),
+            .check("name <> ''", name: "bicycle_name"),
+        ]
+    }
 }
 
 /// The same check with its column in double quotes: a name on SQLite and PostgreSQL, the string
@@ -21,6 +26,16 @@ struct QuotedBicycle: CRUDModel {
 
     static let crudConstraints: [CRUDConstraint<QuotedBicycle>] = [
         .check("\"wheels\" BETWEEN 1 AND 3", name: "quoted_bicycle_wheels"),
+    ]
+}
+
+/// A typed check whose text holds a quote and a backslash, which each backend writes its own way.
+struct Motto: CRUDModel {
+    let id: Int
+    var text: String
+
+    static let crudConstraints: [CRUDConstraint<Motto>] = [
+        .check(\Motto.text != "a\\b'c" && \Motto.text != "", name: "motto_text"),
     ]
 }
 
@@ -36,8 +51,8 @@ struct DocumentationExampleTests {
     static let articles = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appending(path: "Sources/CRUD/Documentation.docc")
 
-    /// The lines of `article`'s Swift code blocks from the first that contains `marker` to the end of
-    /// its statement (the line that closes its parentheses), trimmed.
+    /// The lines of `article`'s Swift code blocks that are part of a statement with `marker`, from
+    /// the line that has it to the one that closes its parentheses, trimmed, comments left out.
     static func example(_ article: String, _ marker: String) throws -> [String] {
         let text = try String(contentsOf: articles.appending(path: article), encoding: .utf8)
         var inCode = false, taking = false, depth = 0
@@ -53,7 +68,7 @@ struct DocumentationExampleTests {
             let code = line.components(separatedBy: " //")[0].trimmingCharacters(in: .whitespaces)
             lines.append(code)
             depth += code.filter { $0 == "(" }.count - code.filter { $0 == ")" }.count
-            if depth <= 0 { return lines }
+            if depth <= 0 { taking = false }
         }
         return lines
     }
@@ -67,19 +82,40 @@ struct DocumentationExampleTests {
         }
     }
 
-    @Test("the check constraint of the Writes article: created, and enforced as a check", arguments: Backend.all)
+    @Test("the check constraints of the Writes article, typed and in text: created, and enforced as checks", arguments: Backend.all)
     func checkConstraint(_ backend: Backend) throws {
-        try Self.expectHere(try Self.example("WritesAndKeys.md", ".check("), "WritesAndKeys.md")
+        let lines = try Self.example("WritesAndKeys.md", ".check(")
+        #expect(lines.count == 2, "\(lines)")
+        try Self.expectHere(lines, "WritesAndKeys.md")
         try checkConstraint(backend.open())
     }
 
     func checkConstraint<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        typealias Bicycle = WritesArticle.Bicycle
         let db = Database(configuration: configuration)
-        try db.create(DocBicycle.self)
-        try db.table(DocBicycle.self).insert(DocBicycle(id: 1, name: "Trike", wheels: 3))
-        let refused = #expect(throws: CRUDSQLExeError.self) { try db.table(DocBicycle.self).insert(DocBicycle(id: 2, name: "Quad", wheels: 4)) }
-        #expect(refused?.kind == .checkViolation)
-        #expect(try db.table(DocBicycle.self).select().map(\.name) == ["Trike"])
+        try db.create(Bicycle.self)
+        try db.table(Bicycle.self).insert(Bicycle(id: 1, name: "Trike", wheels: 3))
+        for (bicycle, check) in [(Bicycle(id: 2, name: "Quad", wheels: 4), "bicycle_wheels"), (Bicycle(id: 3, name: "Uni", wheels: 0), "bicycle_wheels"),
+                                 (Bicycle(id: 4, name: "", wheels: 2), "bicycle_name")] {
+            let refused = #expect(throws: CRUDSQLExeError.self) { try db.table(Bicycle.self).insert(bicycle) }
+            #expect(refused?.kind == .checkViolation, "\(bicycle.name)")
+            #expect(refused?.constraint == nil || refused?.constraint == check, "\(String(describing: refused))")
+        }
+        #expect(try db.table(Bicycle.self).select().map(\.name) == ["Trike"])
+    }
+
+    @Test("a typed check's text with a quote and a backslash means the same on every backend", arguments: Backend.all)
+    func typedCheckText(_ backend: Backend) throws { try typedCheckText(backend.open()) }
+
+    func typedCheckText<C: DatabaseConfigurationProtocol>(_ configuration: C) throws {
+        let db = Database(configuration: configuration)
+        try db.create(Motto.self)
+        try db.table(Motto.self).insert([Motto(id: 1, text: "a\\\\b'c"), Motto(id: 2, text: "ab'c"), Motto(id: 3, text: "a\\b")])
+        for refused in ["a\\b'c", ""] {
+            let error = #expect(throws: CRUDSQLExeError.self) { try db.table(Motto.self).insert(Motto(id: 9, text: refused)) }
+            #expect(error?.kind == .checkViolation, "\(refused)")
+        }
+        #expect(try db.table(Motto.self).count() == 3)
     }
 
     /// Before, MySQL created the check, and every insert then failed with error 1292 (the string

@@ -161,6 +161,10 @@ public protocol CRUDDialect: Sendable {
     /// The default is `nil`.
     func valueMismatch(_ quotedColumn: String, _ type: CRUDColumnType) -> String?
 
+    /// `value` as a string literal in SQL text: what a typed check's text is written with. The
+    /// default is standard SQL's, in single quotes with inner ones doubled.
+    func stringLiteral(_ value: String) -> String
+
     /// The longest identifier the database keeps, in UTF-8 bytes, or `nil` for no limit that
     /// matters: names CRUD makes up (an index's) are shortened to fit, with a hash that keeps them
     /// distinct, where the database would cut them itself and make two the same. The default is `nil`.
@@ -231,6 +235,10 @@ extension CRUDDialect {
     }
 
     public func valueMismatch(_ quotedColumn: String, _ type: CRUDColumnType) -> String? { nil }
+
+    public func stringLiteral(_ value: String) -> String {
+        "'" + value.replacing("'", with: "''") + "'"
+    }
 
     public var migrationLock: (lock: String, unlock: String?)? { nil }
 

@@ -89,11 +89,15 @@ public enum CRUDSchemaConstraint: Sendable, Hashable {
                     onDelete: CRUDReferentialAction = .noAction, onUpdate: CRUDReferentialAction = .noAction)
     /// Every row meets `condition`, SQL written by the schema's author.
     case check(String, condition: String)
+    /// Every row meets `condition`, which CRUD wrote from a typed check (`.check(\Bicycle.wheels >= 1)`)
+    /// in standard SQL, names in double quotes and strings in single quotes, and writes in each
+    /// database's quoting when it creates it.
+    case typedCheck(String, condition: String)
 
     /// The constraint's name.
     public var name: String {
         switch self {
-        case let .unique(name, _), let .foreignKey(name, _, _, _, _, _), let .check(name, _): name
+        case let .unique(name, _), let .foreignKey(name, _, _, _, _, _), let .check(name, _), let .typedCheck(name, _): name
         }
     }
 
@@ -101,7 +105,7 @@ public enum CRUDSchemaConstraint: Sendable, Hashable {
     var columns: [String] {
         switch self {
         case let .unique(_, columns), let .foreignKey(_, columns, _, _, _, _): columns
-        case .check: []
+        case .check, .typedCheck: []
         }
     }
 }

@@ -20,8 +20,9 @@ extension CRUDSchemaMigration {
         return lines.joined(separator: "\n")
     }
 
+    /// `text` with its length in bytes before it, so that no text can read as two.
     private static func quoted(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        "\(text.utf8.count):\(text)"
     }
 
     private static func names(_ names: [String]) -> String {
@@ -44,6 +45,8 @@ extension CRUDSchemaMigration {
             "foreign key \(quoted(name)) \(Self.names(columns)) \(quoted(table)) \(Self.names(referenced)) \(onDelete.rawValue) \(onUpdate.rawValue)"
         case let .check(name, condition):
             "check \(quoted(name)) \(quoted(condition))"
+        case let .typedCheck(name, condition):
+            "typed check \(quoted(name)) \(quoted(condition))"
         }
     }
 

@@ -420,6 +420,8 @@ struct SQLBuilder {
             // The condition is SQL of the schema, written by its author, not a value.
             try refuseStringForColumn(in: condition, of: constraint, tableColumns: tableColumns)
             return name + "CHECK (\(condition))"
+        case let .typedCheck(_, condition):
+            return name + "CHECK (\(requoted(condition)))"
         }
     }
 

@@ -29,6 +29,7 @@ public struct CRUDConstraint<Model: CRUDModel>: Sendable {
         case foreignKey(target: any CRUDModel.Type, onDelete: CRUDReferentialAction, onUpdate: CRUDReferentialAction)
         case unique
         case check(String)
+        case typedCheck(CRUDBooleanExpression)
     }
 
     let kind: Kind
@@ -67,6 +68,16 @@ public struct CRUDConstraint<Model: CRUDModel>: Sendable {
         CRUDConstraint(kind: .check(condition), columns: [], target: nil, name: name)
     }
 
+    /// A condition every row meets, built from the model's columns with the operators of `where`
+    /// (`\Bicycle.wheels >= 1 && \Bicycle.wheels <= 3`): every backend writes it in its own quoting,
+    /// and its values go into the schema's text. Comparisons with numbers, text, truth values and
+    /// `nil`, `~` lists of them, `&&`, `||` and `!`; a `LIKE`, a function or a date is SQL text's
+    /// (`check(_:name:)` with a string). `crud-migrations` reads comparisons, `&&`, `||` and `!` from
+    /// the source. Give each of several checks its own name (the default is `Table_check`).
+    public static func check(_ condition: CRUDBooleanExpression, name: String? = nil) -> CRUDConstraint {
+        CRUDConstraint(kind: .typedCheck(condition), columns: [], target: nil, name: name)
+    }
+
     /// The constraint's SQL for `CREATE TABLE`, in a dialect: what tells whether SQLite's kept
     /// table text has it.
     /// - Throws: `CRUDSQLGenError` when a key path names no column, or the dialect cannot carry the
@@ -101,6 +112,12 @@ public struct CRUDConstraint<Model: CRUDModel>: Sendable {
             return .unique(name ?? "\(schema.name)_\(names.joined(separator: "_"))_key", columns: names)
         case let .check(condition):
             return .check(name ?? "\(schema.name)_check", condition: condition)
+        case let .typedCheck(condition):
+            do {
+                return .typedCheck(name ?? "\(schema.name)_check", condition: try SQLBuilder.standardCheck(condition.node, of: Model.self))
+            } catch let error as CRUDSQLGenError {
+                throw CRUDSQLGenError("create: \(error.msg)")
+            }
         }
     }
 }

@@ -306,6 +306,8 @@ enum MigrationEmitter {
                 + (onUpdate == "noAction" ? "" : ", onUpdate: .\(onUpdate)") + ")"
         case let .check(name, condition):
             return ".check(\(swiftStringLiteral(name)), condition: \(swiftStringLiteral(condition)))"
+        case let .typedCheck(name, condition):
+            return ".typedCheck(\(swiftStringLiteral(name)), condition: \(swiftStringLiteral(condition)))"
         }
     }
 

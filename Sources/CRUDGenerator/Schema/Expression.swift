@@ -12,6 +12,12 @@ indirect enum Expression {
     case string(String, offset: Int)
     /// An integer literal.
     case integer(Int, offset: Int)
+    /// A floating-point literal.
+    case real(Double, offset: Int)
+    /// `left op right`, for the comparison and logical operators (`==`, `<=`, `&&`, …).
+    case binary(String, Expression, Expression, offset: Int)
+    /// `!operand`.
+    case not(Expression, offset: Int)
     /// `[a, b]`.
     case array([Expression], offset: Int)
     /// `\Root.a.b` or `\.a`.
@@ -28,7 +34,8 @@ indirect enum Expression {
     var offset: Int {
         switch self {
         case let .call(_, _, offset), let .member(_, _, offset), let .name(_, offset), let .string(_, offset), let .integer(_, offset),
-             let .array(_, offset), let .keyPath(_, _, offset), let .other(offset):
+             let .real(_, offset), let .binary(_, _, _, offset), let .not(_, offset), let .array(_, offset), let .keyPath(_, _, offset),
+             let .other(offset):
             offset
         }
     }
@@ -119,13 +126,13 @@ private struct ExpressionParser {
             return stringLiteralValue(text(token)).map { .string($0, offset: offset) } ?? .other(offset: offset)
         case .number:
             index += 1
-            return Int(text(token).replacingUnderscores).map { .integer($0, offset: offset) } ?? .other(offset: offset)
+            return Self.number(text(token), offset: offset)
         case .identifier:
             index += 1
             return .name(text(token), offset: offset)
         case .operator where text(token) == "-" && index + 1 < tokens.count && tokens[index + 1].kind == .number:
             index += 2
-            return Int("-" + text(tokens[index - 1]).replacingUnderscores).map { .integer($0, offset: offset) } ?? .other(offset: offset)
+            return Self.number("-" + text(tokens[index - 1]), offset: offset)
         case .operator where text(token) == ".":
             index += 1
             guard let name = current, name.kind == .identifier else { return .other(offset: offset) }
@@ -153,6 +160,50 @@ private struct ExpressionParser {
         }
     }
 
+    /// An integer literal, or else a floating-point one, or `.other`.
+    private static func number(_ text: String, offset: Int) -> Expression {
+        let digits = text.replacingUnderscores
+        if let integer = Int(digits) { return .integer(integer, offset: offset) }
+        return Double(digits).map { .real($0, offset: offset) } ?? .other(offset: offset)
+    }
+
+    /// How tightly a binary operator binds, as in Swift: comparisons over `&&` over `||`; `nil`
+    /// for an operator this reader does not read.
+    private static func precedence(_ operation: String) -> Int? {
+        switch operation {
+        case "||": 1
+        case "&&": 2
+        case "==", "!=", "<", "<=", ">", ">=": 3
+        default: nil
+        }
+    }
+
+    /// An expression with comparison and logical operators, `!` and parentheses around any of them.
+    mutating func condition(binding minimum: Int = 1) -> Expression {
+        var left = operand()
+        while let token = current, token.kind == .operator, let precedence = Self.precedence(text(token)), precedence >= minimum {
+            index += 1
+            left = .binary(text(token), left, condition(binding: precedence + 1), offset: left.offset)
+        }
+        return left
+    }
+
+    private mutating func operand() -> Expression {
+        guard let token = current else { return .other(offset: file.bytes.count) }
+        if token.kind == .operator, text(token) == "!" {
+            index += 1
+            return .not(operand(), offset: token.start)
+        }
+        if isText(token, "(") {
+            index += 1
+            let inner = condition()
+            guard isText(current, ")") else { return .other(offset: token.start) }
+            index += 1
+            return inner
+        }
+        return expression()
+    }
+
     /// `label: value, …` up to the closing `close`, which it consumes; a trailing comma is allowed.
     private mutating func arguments(until close: String) -> [Expression.Argument] {
         var arguments: [Expression.Argument] = []
@@ -167,7 +218,7 @@ private struct ExpressionParser {
                 index += 2
             }
             let start = index
-            arguments.append(Expression.Argument(label: label, value: expression()))
+            arguments.append(Expression.Argument(label: label, value: condition()))
             if isText(current, ",") {
                 index += 1
             } else if !isText(current, close) {

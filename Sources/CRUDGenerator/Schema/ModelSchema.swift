@@ -30,7 +30,7 @@ struct ModelSchema {
         }
         var table = SnapshotTable(name: model.tableName, columns: columns, primaryKey: model.primaryKey.map { model.columns[$0].name })
         if let value = model.constraintsValue {
-            table.constraints = read(value, of: model, "crudConstraints") { try Self.constraint($0, of: model, among: models) }
+            table.constraints = read(value, of: model, "crudConstraints") { try Self.constraint($0, of: model, columns: columns, among: models) }
         }
         if let value = model.indexesValue {
             table.indexes = read(value, of: model, "crudIndexes") { try Self.index($0, of: model) }
@@ -54,7 +54,8 @@ struct ModelSchema {
         return []
     }
 
-    private static func constraint(_ expression: Expression, of model: Model, among models: [Model]) throws -> SnapshotConstraint {
+    private static func constraint(_ expression: Expression, of model: Model, columns: [SnapshotColumn], among models: [Model]) throws
+        -> SnapshotConstraint {
         guard case let .call(.member(nil, kind, _), arguments, _) = expression else {
             throw ExpressionProblem(offset: expression.offset, message: "each constraint is .foreignKey(…), .unique(…) or .check(…) with literal arguments")
         }
@@ -78,9 +79,19 @@ struct ModelSchema {
             return .unique(name: name ?? "\(model.tableName)_\(columns.joined(separator: "_"))_key", columns: columns)
         case "check":
             guard let condition = arguments.first, condition.label == nil else {
-                throw ExpressionProblem(offset: expression.offset, message: "a check is .check(\"condition\")")
+                throw ExpressionProblem(offset: expression.offset, message: "a check is .check(\"condition\") or .check(\\Model.column >= 0)")
             }
-            return .check(name: name ?? "\(model.tableName)_check", condition: try string(condition.value))
+            if case .string = condition.value {
+                return .check(name: name ?? "\(model.tableName)_check", condition: try string(condition.value))
+            }
+            let sql = try CheckCondition.sql(condition.value) { keyPath in
+                let name = try columnName(keyPath, of: model)
+                guard let column = columns.first(where: { $0.name == name }) else {
+                    throw ExpressionProblem(offset: keyPath.offset, message: "'\(name)' is no column of '\(model.qualifiedName)'")
+                }
+                return column
+            }
+            return .typedCheck(name: name ?? "\(model.tableName)_check", condition: sql)
         default:
             throw ExpressionProblem(offset: expression.offset, message: "'.\(kind)' is no constraint: write .foreignKey(…), .unique(…) or .check(…)")
         }

@@ -24,7 +24,7 @@ struct SchemaSnapshot: Equatable {
             let constrained = table.indexes.map { ("index \"\($0.name)\"", $0.columns) } + table.constraints.map { constraint in
                 switch constraint {
                 case let .unique(name, columns), let .foreignKey(name, columns, _, _, _, _): ("constraint \"\(name)\"", columns)
-                case let .check(name, _): ("constraint \"\(name)\"", [])
+                case let .check(name, _), let .typedCheck(name, _): ("constraint \"\(name)\"", [])
                 }
             }
             for (what, used) in constrained {
@@ -76,10 +76,13 @@ enum SnapshotConstraint: Equatable {
     /// `onDelete` and `onUpdate` are the runtime's `CRUDReferentialAction` case names.
     case foreignKey(name: String, columns: [String], table: String, referenced: [String], onDelete: String, onUpdate: String)
     case check(name: String, condition: String)
+    /// A check written with key paths, its condition in standard SQL as the runtime writes it
+    /// (`CheckCondition`).
+    case typedCheck(name: String, condition: String)
 
     var name: String {
         switch self {
-        case let .unique(name, _), let .foreignKey(name, _, _, _, _, _), let .check(name, _): name
+        case let .unique(name, _), let .foreignKey(name, _, _, _, _, _), let .check(name, _), let .typedCheck(name, _): name
         }
     }
 }

@@ -126,6 +126,8 @@ enum SnapshotReader {
                                onUpdate: try Expression.referentialAction("onUpdate", in: arguments))
         case "check":
             return .check(name: name, condition: try string(try argument(arguments, "condition", at: expression), "a check's condition"))
+        case "typedCheck":
+            return .typedCheck(name: name, condition: try string(try argument(arguments, "condition", at: expression), "a check's condition"))
         default:
             throw ExpressionProblem(offset: expression.offset, message: "'.\(kind)' is no constraint: write .unique(…), .foreignKey(…) or .check(…)")
         }
