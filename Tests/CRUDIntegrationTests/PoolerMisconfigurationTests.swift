@@ -131,12 +131,33 @@ struct PoolerMisconfigurationTests {
     static func behindMisconfiguredPooler(roundRobin: Bool, _ body: (Database<PostgresDatabaseConfiguration>, Database<PostgresDatabaseConfiguration>) async throws -> Void)
         async throws {
         let server = try PostgresTestServer.shared.get()
-        let ownCluster = server.cluster == nil ? try PostgresCluster.start() : nil
-        defer { ownCluster?.stop() }
-        let cluster = try #require(ownCluster ?? server.cluster)
-        let pooler = try PgBouncer.start(in: cluster, serverConnections: 4, roundRobin: roundRobin)
-        defer { pooler.stop() }
+        // Starting and stopping servers blocks: off Swift's cooperative pool, which the other tests share.
+        let (ownCluster, pooler) = try await offCooperativePool { () throws -> (PostgresCluster?, PgBouncer) in
+            let own = server.cluster == nil ? try PostgresCluster.start() : nil
+            do {
+                return (own, try PgBouncer.start(in: try #require(own ?? server.cluster), serverConnections: 4, roundRobin: roundRobin))
+            } catch {
+                own?.stop()
+                throw error
+            }
+        }
+        var failure: (any Error)?
+        do {
+            try await behind(pooler, in: try #require(ownCluster ?? server.cluster), body)
+        } catch {
+            failure = error
+        }
+        try await offCooperativePool {
+            pooler.stop()
+            ownCluster?.stop()
+        }
+        if let failure { throw failure }
+    }
 
+    /// `behindMisconfiguredPooler`'s databases, on `cluster` behind `pooler`.
+    private static func behind(_ pooler: PgBouncer, in cluster: PostgresCluster,
+                               _ body: (Database<PostgresDatabaseConfiguration>, Database<PostgresDatabaseConfiguration>) async throws -> Void)
+        async throws {
         let name = "crud_pooler_" + UUID().uuidString.prefix(8).lowercased()
         let direct = try cluster.database()
         try await direct.sql("CREATE DATABASE \"\(name)\"")
