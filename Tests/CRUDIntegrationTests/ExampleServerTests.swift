@@ -1,4 +1,5 @@
 @_spi(CRUDDriver) import CRUD
+import CRUDPostgres
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -116,7 +117,7 @@ struct ExampleServerTests {
         async let acknowledged = Self.load(client, clients: 64, for: .seconds(30))
         // A client that stops in the middle of its request holds the server's graceful shutdown
         // open until the group's bound (10 s) cancels it: the stop still ends in time.
-        let stalled = try StalledClient(port: server.port)
+        let stalled = try RawHTTPClient.stalled(port: server.port)
         defer { stalled.close() }
         try await Task.sleep(for: .seconds(1.5))
         let stopped = ContinuousClock.now
@@ -136,6 +137,64 @@ struct ExampleServerTests {
             #expect(stored == count || stored == count + 1, "user \(userID): \(count) acknowledged, \(stored) stored")
         }
         #expect(again.terminate() == 0)
+    }
+
+    @Test("SIGTERM with a 30-second request in flight: the server exits 0 within its grace period and a second, leaving no server session",
+          arguments: [Backend.sqlite, .postgres].filter(Backend.all.contains))
+    func sigtermDuringSlowRequest(_ backend: Backend) async throws {
+        let store = try Self.store(backend)
+        let server = try await TodosServer.start(store)
+        defer { server.kill() }
+        let sessions = try SessionProbe(store)
+        defer { sessions?.close() }
+        let slow = try RawHTTPClient.request(port: server.port, "GET /slow?seconds=30")
+        defer { slow.close() }
+        if let sessions {
+            #expect(try await sessions.waitFor { $0.sleeping == 1 }, "the slow statement started on the server")
+        } else {
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        let stopped = ContinuousClock.now
+        let status = await Task.detached { server.terminate() }.value
+        let took = ContinuousClock.now - stopped
+        // Before: the database service threw "still in use after the grace period of 0.0 seconds",
+        // and the group's run() rethrew it at the top level (SIGILL, status -1, 14.7 s).
+        #expect(status == 0, "the server's exit status; its log:\n\(server.log)")
+        #expect(took < .seconds(11), "exited \(took) after SIGTERM; its log:\n\(server.log)")
+        if let sessions {
+            let closed = try await sessions.waitFor(upTo: .seconds(2)) { $0.all == 0 }
+            let left = try await sessions.counts().all
+            #expect(closed, "the server still has \(left) session(s) of the database")
+        }
+    }
+
+    @Test("a client that goes away 100 ms into a slow statement: the statement is gone from the server within 200 ms",
+          .enabled(if: Backend.all.contains(.postgres)))
+    func clientDisconnectCancelsStatement() async throws {
+        let store = try Self.store(.postgres)
+        let server = try await TodosServer.start(store)
+        defer { server.kill() }
+        let sessions = try #require(try SessionProbe(store))
+        defer { sessions.close() }
+        for attempt in 1 ... 2 {
+            let slow = try RawHTTPClient.request(port: server.port, "GET /slow?seconds=30")
+            #expect(try await sessions.waitFor { $0.sleeping == 1 }, "the slow statement started on the server")
+            try await Task.sleep(for: .milliseconds(100))
+            slow.close()
+            let left = ContinuousClock.now
+            // Before: the statement ran its 30 s after its client had gone.
+            let gone = try await sessions.waitFor(upTo: .seconds(5)) { $0.sleeping == 0 }
+            let took = ContinuousClock.now - left
+            #expect(gone, "the statement still ran 5 s after its client left")
+            // A PostgreSQL cancel is a connection the server forks a process for, which a loaded
+            // machine now and then delays: one more try before the bound counts.
+            if took <= .milliseconds(200) || attempt == 2 {
+                #expect(took <= .milliseconds(200), "the statement was gone \(took) after its client left")
+                break
+            }
+        }
+        #expect(try await HTTPClient(port: server.port).send("GET", "/health").status == 200, "the server serves on")
+        #expect(server.terminate() == 0)
     }
 
     /// `clients` clients, each creating a user and adding todos to it, at least one, until `duration`
@@ -231,22 +290,71 @@ final class TodosServer: @unchecked Sendable {
     }
 }
 
-/// A client that sends the head of a request and part of its body, then nothing more.
-struct StalledClient {
+/// A client on a socket of its own that sends `text` and never reads the answer: the head of a
+/// request and part of its body (a client that stalls), or a whole request (`request(_:)`) that
+/// closing the socket abandons (a client that goes away).
+struct RawHTTPClient {
     private let socket: Int32
 
-    init(port: Int) throws {
-        guard let socket = LoopbackPort.connect(port) else { throw TestBuildError(description: "the stalled client could not connect: errno \(errno)") }
+    init(port: Int, sending text: String) throws {
+        guard let socket = LoopbackPort.connect(port) else { throw TestBuildError(description: "the raw client could not connect: errno \(errno)") }
         self.socket = socket
-        let head = "POST /users HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"name\":"
-        guard Array(head.utf8).withUnsafeBytes({ send(socket, $0.baseAddress, $0.count, 0) }) == head.utf8.count else {
+        guard Array(text.utf8).withUnsafeBytes({ send(socket, $0.baseAddress, $0.count, 0) }) == text.utf8.count else {
             Foundation.close(socket)
-            throw TestBuildError(description: "the stalled client could not connect and send: errno \(errno)")
+            throw TestBuildError(description: "the raw client could not send: errno \(errno)")
         }
+    }
+
+    /// A client that sends the head of a POST and part of its body, then nothing more.
+    static func stalled(port: Int) throws -> RawHTTPClient {
+        try RawHTTPClient(port: port, sending: "POST /users HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"name\":")
+    }
+
+    /// A client that sends the whole request `line` ("GET /slow?seconds=30").
+    static func request(port: Int, _ line: String) throws -> RawHTTPClient {
+        try RawHTTPClient(port: port, sending: "\(line) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     }
 
     func close() {
         Foundation.close(socket)
+    }
+}
+
+/// The PostgreSQL server's sessions of the example's database, seen from a connection of the
+/// test's own: `nil` for a SQLite store.
+struct SessionProbe {
+    struct Counts: CRUDModel {
+        let all: Int
+        let sleeping: Int
+    }
+
+    private let db: Database<PostgresDatabaseConfiguration>
+
+    init?(_ store: ExampleServerTests.Store) throws {
+        guard case let .postgres(url) = store else { return nil }
+        db = Database(configuration: try PostgresDatabaseConfiguration(url: url))
+    }
+
+    /// The sessions of the database other than this probe's, and those running the slow statement.
+    func counts() async throws -> Counts {
+        try await db.sql("""
+            SELECT count(*) AS "all", count(*) FILTER (WHERE state = 'active' AND query LIKE 'SELECT pg_sleep%') AS sleeping
+            FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+            """, Counts.self)[0]
+    }
+
+    /// Whether `condition` holds within `bound`, looking every 10 ms.
+    func waitFor(upTo bound: Duration = .seconds(10), _ condition: (Counts) -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + bound
+        while !condition(try await counts()) {
+            guard ContinuousClock.now < deadline else { return false }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return true
+    }
+
+    func close() {
+        Task { try await db.shutdown() }
     }
 }
 

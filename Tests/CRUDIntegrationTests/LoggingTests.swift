@@ -191,6 +191,23 @@ struct LoggingTests {
         #expect(!queries.items.contains { $0.msg.contains("fast_marker") }, "the query log stayed off")
     }
 
+    @Test("a shutdown that interrupts a call past its grace period says so at warning, with the grace period it had")
+    func shutdownInterruptionIsLogged() async throws {
+        let path = Backend.temporaryFile("sqlite")
+        let warnings = Collector<String>()
+        CRUDLogging.errorLogDestinations = [.custom { if $0.type == .warning, $0.msg.contains(path) { warnings.append($0.msg) } }]
+        defer { CRUDLogging.errorLogDestinations = [] }
+        let db = Database(configuration: try SQLiteDatabaseConfiguration(path))
+        let long = Task(executorPreference: TimingThreads.shared) { try await db.sql(CancellationTests.longStatement(.sqlite), ConnectionNumber.self) }
+        try await Task.sleep(for: CancellationTests.running)
+        try await db.shutdown(gracePeriod: .milliseconds(250))
+        _ = try? await long.value
+        CRUDLogging.flush()
+        #expect(warnings.items.count == 1, "\(warnings.items)")
+        #expect(warnings.items.first?.contains("1 call(s)") == true && warnings.items.first?.contains("grace period of 0.25 seconds passed") == true,
+                "\(warnings.items)")
+    }
+
     @Test("no destinations means nothing is written")
     func silence() throws {
         let collector = Collector<String>()

@@ -23,15 +23,21 @@ extension ShutdownTests {
         let refused = await #expect(throws: CRUDSQLExeError.self) { try await db.table(Course.self).count() }
         #expect(refused?.kind == .shutDown)
 
-        // Cancelled while a transaction holds a connection: the service ends without waiting for it.
+        // Cancelled while a statement runs (the group's bound passed before the database's turn):
+        // the service returns normally at once, the statement is interrupted and fails with
+        // .shutDown. It threw "still in use after the grace period of 0.0 seconds", and a service
+        // group's run() rethrew it.
         let other = Database(configuration: try Backend.sqliteConfiguration(busyTimeout: .seconds(30)))
-        try await other.create(Course.self)
-        let held = try await HeldTransaction(on: other)
+        let long = Task(executorPreference: TimingThreads.shared) { try await other.sql(CancellationTests.longStatement(.sqlite), ConnectionNumber.self) }
+        try await Task.sleep(for: CancellationTests.running)
+        let clock = ContinuousClock()
+        let began = clock.now
         let service = Task { try await testGracefulShutdown { _ in try await DatabaseService(other).run() } }
         service.cancel()
-        let ended = await #expect(throws: CRUDSQLExeError.self) { try await service.value }
-        #expect(ended?.msg.contains("still in use") == true, "\(String(describing: ended))")
-        try await held.release()
+        try await service.value
+        #expect(clock.now - began < .seconds(3), "the cancelled service returned after \(clock.now - began)")
+        let interrupted = await #expect(throws: CRUDSQLExeError.self) { _ = try await long.value }
+        #expect(interrupted?.kind == .shutDown, "\(String(describing: interrupted))")
     }
 }
 #endif

@@ -189,7 +189,7 @@ struct ShutdownTests {
         #expect(seen == 1, "the stream got the insert, then ended")
     }
 
-    @Test("shutdown twice succeeds; inside a transaction it is refused; past the grace period it says how many calls still run",
+    @Test("shutdown twice succeeds; inside a transaction it is refused; a call between statements past the grace period does not hold it",
           arguments: Backend.all)
     func shutdownMisuse(_ backend: Backend) async throws {
         let (tested, _, _, _) = try openTwice(backend)
@@ -203,18 +203,59 @@ struct ShutdownTests {
         #expect(inside?.msg.contains("inside a transaction") == true, "\(String(describing: inside))")
         #expect(try await db.table(Course.self).count() == 0, "the refused shutdown left the database running")
 
-        // A transaction longer than the grace period (it ends only once the shutdown has given up
-        // on it): shutdown says so, and the transaction still commits.
+        // A transaction whose body waits between two statements past the grace period: nothing
+        // runs on its connection to interrupt, so shutdown stops waiting for it after the interrupt
+        // window (a second) and returns (it threw before, and a service that let it through crashed).
         let held = try await HeldTransaction(on: db)
-        let late = await #expect(throws: CRUDSQLExeError.self) { try await db.shutdown(gracePeriod: .milliseconds(50)) }
-        #expect(late?.kind == .shutDown)
-        #expect(late?.msg.contains("1 connection(s)") == true, "\(String(describing: late))")
-        try await held.release()
+        let clock = ContinuousClock()
+        let began = clock.now
+        try await db.shutdown(gracePeriod: .milliseconds(50))
+        let took = clock.now - began
+        #expect(took >= .milliseconds(1050) && took < .seconds(5), "shutdown took \(took)")
+        try? await held.release()
 
         // Again, now that nothing runs: it succeeds, synchronously too; a child, which opens a
         // connection of its own, is refused.
         try await db.shutdown()
         try Self.afterShutdown(db)
+    }
+
+    @Test("past the grace period, a statement still running is interrupted: its call fails with .shutDown, its connection closes, shutdown returns at once",
+          arguments: Backend.all)
+    func interruptsPastGracePeriod(_ backend: Backend) async throws {
+        let (tested, outside, _, _) = try openTwice(backend)
+        try await interruptsPastGracePeriod(tested, outside, backend)
+    }
+
+    func interruptsPastGracePeriod<C: DatabaseConfigurationProtocol, O: DatabaseConfigurationProtocol>(
+        _ tested: C, _ outside: O, _ backend: Backend) async throws {
+        let db = Database(configuration: tested)
+        let other = Database(configuration: outside)
+        // The pool's one connection, which the long statement then runs on.
+        let id = try await Self.connectionID(db, backend)
+        // On the suite's own threads, which the cases beside this one do not keep busy.
+        let long = Task(executorPreference: TimingThreads.shared) { try await db.sql(CancellationTests.longStatement(backend), ConnectionNumber.self) }
+        try await Task.sleep(for: CancellationTests.running)
+        let clock = ContinuousClock()
+        let began = clock.now
+        try await db.shutdown(gracePeriod: .milliseconds(100))
+        let took = clock.now - began
+        // The statement runs ten seconds or more: shutdown returned once the interrupt stopped it.
+        #expect(took >= .milliseconds(100) && took < .seconds(3), "shutdown took \(took)")
+        let failed = await #expect(throws: CRUDSQLExeError.self) { _ = try await long.value }
+        #expect(failed?.kind == .shutDown, "\(String(describing: failed))")
+        #expect(failed?.msg.contains("was shut down while this call ran") == true, "\(String(describing: failed))")
+        // Behind pgbouncer the id is of a server connection, which pgbouncer keeps.
+        let pooled = try backend == .postgres && PostgresTestServer.shared.get().pooler != nil
+        if let id, !pooled {
+            var open = try Self.stillOpen([id], outside: other, backend)
+            for _ in 0 ..< 100 where open > 0 {
+                try await Task.sleep(for: .milliseconds(20))
+                open = try Self.stillOpen([id], outside: other, backend)
+            }
+            #expect(open == 0, "the server still has the interrupted call's connection \(id)")
+        }
+        try await other.shutdown()
     }
 
     static func afterShutdown<C: DatabaseConfigurationProtocol>(_ db: Database<C>) throws {

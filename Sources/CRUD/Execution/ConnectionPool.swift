@@ -100,6 +100,11 @@ final class CRUDConnectionPool: @unchecked Sendable {
         let waiter: Waiter
     }
 
+    /// A session the pool opened, held weakly: it goes when the pool closes it.
+    private struct OpenedSession {
+        weak var session: Session?
+    }
+
     let layout: CRUDPoolLayout
     /// How long a caller waits for a connection before `CRUDSQLExeError`.
     let timeout: Duration
@@ -118,6 +123,11 @@ final class CRUDConnectionPool: @unchecked Sendable {
     /// Leases held across suspension points, by queue.
     @exclusivity(unchecked) private var suspendedHolds = [0, 0]
     @exclusivity(unchecked) private var nextWaiter: UInt64 = 0
+    /// Every session the pool opened, weakly: the idle ones and the leased ones. After `shutDown`
+    /// the idle ones are gone, so those still here are leased, for `interruptLeased`.
+    @exclusivity(unchecked) private var everyOpened: [OpenedSession] = []
+    /// Whether `interruptLeased` was called: what the calls interrupted then throw is the shutdown's.
+    @exclusivity(unchecked) private var interruptedLeased = false
     /// The timeouts of waiting tasks, cancelled when they are served.
     @exclusivity(unchecked) private var timers: [UInt64: Task<Void, Never>] = [:]
     /// The session of a `.single` layout, shared by every caller in turn; `nil` once shut down.
@@ -168,6 +178,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
             precondition(first != nil, "a pool of one shared connection starts with it")
             shared = first
         }
+        everyOpened = ([first] + idle).compactMap { $0 }.map(OpenedSession.init)
         countsChanged()
     }
 
@@ -277,7 +288,11 @@ final class CRUDConnectionPool: @unchecked Sendable {
         case let .open(role):
             do {
                 let session = try open(role)
-                if hold == .acrossSuspension { lock.withLock { session.heldAcrossSuspension = true } }
+                lock.withLock {
+                    if hold == .acrossSuspension { session.heldAcrossSuspension = true }
+                    everyOpened.removeAll { $0.session == nil }
+                    everyOpened.append(OpenedSession(session: session))
+                }
                 return session
             } catch {
                 free(role, heldAcrossSuspension: hold == .acrossSuspension)
@@ -621,6 +636,26 @@ final class CRUDConnectionPool: @unchecked Sendable {
     /// Whether `shutDown` was called.
     var isShutDown: Bool {
         lock.withLock { refusal != nil }
+    }
+
+    /// After `shutDown`, once its grace period has passed: interrupts the statement each leased
+    /// session runs (`CRUDSessionSlot.interrupt()`), so that its call fails and gives the session
+    /// back, which closes it. Interrupts sent between two statements stop nothing, so the caller
+    /// repeats this until the pool drains. How many sessions were leased.
+    func interruptLeased() -> Int {
+        let sessions: [Session] = lock.withLock {
+            guard refusal != nil else { return [] }
+            interruptedLeased = true
+            everyOpened.removeAll { $0.session == nil }
+            return everyOpened.compactMap(\.session)
+        }
+        for session in sessions { session.interrupt() }
+        return sessions.count
+    }
+
+    /// Whether the pool interrupted its leased sessions' calls as it shut down.
+    var interruptedAtShutdown: Bool {
+        lock.withLock { interruptedLeased }
     }
 
     /// Shuts the pool with `refusal` as `shutDown` does, but hands over the session of its first

@@ -46,7 +46,7 @@ extension CRUDExecutor {
     /// operation it passes through.
     @usableFromInline
     func report(_ error: any CRUDReportableError) -> any Error {
-        var marked = error
+        var marked = interruptedByShutdown(error)
         marked.isReported = true
         return report(unflagged: marked)
     }

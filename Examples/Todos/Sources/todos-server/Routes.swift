@@ -70,11 +70,36 @@ struct TodosRoutes {
             let changes = try await request.decode(as: TodoChanges.self, context: context)
             return try await updateTodo(id, changes)
         }
+        router.get("slow") { request, _ in
+            let seconds = min(60, max(0, request.uri.queryParameters.get("seconds", as: Double.self) ?? 1))
+            // Hummingbird goes on with a handler whose client has gone unless the handler asks it
+            // not to: with this, the client's leaving cancels the task, and CRUD cancels the
+            // statement on the server.
+            return try await request.body.consumeWithCancellationOnInboundClose { _ in
+                try await slowReport(seconds: seconds)
+            }
+        }
         router.delete("todos/:id") { _, context in
             let id = try context.parameters.require("id", as: Int.self)
             let deleted = try await db.table(Todo.self).where(\Todo.id == id).delete().changedRows
             return deleted == 0 ? HTTPResponse.Status.notFound : .noContent
         }
+    }
+
+    /// A statement that keeps the database busy for `seconds`: a stand-in for a slow report, to
+    /// try timeouts, clients that go away, and shutdowns on. It may run past the service's
+    /// statement timeout of 10 s, as a report may.
+    func slowReport(seconds: Double) async throws -> String {
+        try await db.withStatementTimeout(.seconds(70)) {
+            if db.configuration.databaseSystem == "PostgreSQL" {
+                try await db.sql("SELECT pg_sleep(\(db.placeholder(0)))", bindings: [.real(seconds)])
+            } else {
+                // SQLite has no sleep: it counts, about as long.
+                try await db.sql("WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < \(db.placeholder(0))) SELECT count(*) FROM n",
+                                 bindings: [.integer(Int64(seconds * 3_000_000))])
+            }
+        }
+        return "done after \(seconds) s"
     }
 
     /// The user and the first todo, both or neither.
