@@ -144,6 +144,7 @@ public final class MySQLStatement: CRUDStatement {
             attempt = try retry(after: attempt, alone: alone, until: &deadline)
             usleep(UInt32(Self.pauseMicroseconds(before: attempt)))
         }
+        if attempt > 0 { logRetried(runs: attempt + 1, succeeded: true) }
         guard executedHasRows() else { return }
         try storedRows(mysql_stmt_store_result(handle) == 0)
     }
@@ -166,6 +167,7 @@ public final class MySQLStatement: CRUDStatement {
             attempt = try retry(after: attempt, alone: alone, until: &deadline)
             try await Self.pause(before: attempt)
         }
+        if attempt > 0 { logRetried(runs: attempt + 1, succeeded: true) }
         guard executedHasRows() else { return }
         var (status, failed) = Self.step { mysql_stmt_store_result_start($0, handle) }
         while status != 0 {
@@ -222,8 +224,21 @@ public final class MySQLStatement: CRUDStatement {
         let now = ContinuousClock.now
         let end = deadline ?? now + Self.deadlockRetryTime
         deadline = end
-        guard now < end else { throw connection.error(statement: handle, sql: sql) }
+        guard now < end else {
+            let error = connection.error(statement: handle, sql: sql)
+            logRetried(runs: attempt + 1, succeeded: false)
+            throw error
+        }
         return attempt + 1
+    }
+
+    /// Says that the statement was run again after deadlocks (Galera's certification conflicts
+    /// among them): what the library handles itself is logged, once a statement, at warning.
+    @inline(never)
+    private func logRetried(runs: Int, succeeded: Bool) {
+        let outcome = succeeded ? "succeeded on run \(runs)" : "still failed on run \(runs), after \(Self.deadlockRetryTime) of runs, and its error is thrown"
+        CRUDLogging.log(.warning, "a statement outside a transaction lost to a deadlock or a Galera certification conflict (MySQL error 1213) "
+            + "and was run again: it \(outcome) (\(sql))")
     }
 
     /// After a successful run: whether it returned rows, which are then stored on the client
