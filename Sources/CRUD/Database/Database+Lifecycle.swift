@@ -14,6 +14,7 @@ extension Database {
 
     /// The same, blocking the calling thread.
     /// - Throws: as the async form.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func ping() throws {
         try executor.ping()
     }
@@ -40,6 +41,7 @@ extension Database {
 
     /// The same, blocking the calling thread while it waits: for programs without tasks.
     /// - Throws: as the async form.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func shutdown(gracePeriod: Duration = .seconds(10)) throws {
         try executor.shutdown(gracePeriod: gracePeriod)
     }

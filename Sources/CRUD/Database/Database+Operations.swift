@@ -37,6 +37,7 @@ extension Database {
     /// - Throws: `CRUDSQLGenError` when `primaryKey` names no column, or `.neverReuseKeys` is asked
     ///   of a model whose primary key is not an integer; `CRUDSQLExeError`.
     @discardableResult
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func create<A: CRUDModel>(_ type: A.Type, primaryKey: PartialKeyPath<A>? = nil,
                                      policy: TableCreatePolicy = .defaultPolicy) throws -> Create<A, Database<C>> {
         var key: Int?
@@ -121,6 +122,7 @@ extension Database {
     /// Runs one SQL statement, binding `bindings` to its parameters in order; rows it returns are
     /// discarded. Write parameters in the driver's form (`?` in SQLite, `$1` in PostgreSQL).
     /// - Throws: `CRUDSQLExeError`.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func sql(_ sql: String, bindings: Bindings = []) throws {
         try executor.raw(sql, bindings, Self.discardRows)
     }
@@ -129,6 +131,7 @@ extension Database {
     /// result's columns by name (extra result columns are ignored).
     /// - Throws: `CRUDSQLExeError`; `CRUDDecoderError` when a model column is missing from the result
     ///   or a value does not fit.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func sql<A: CRUDModel>(_ sql: String, bindings: Bindings = [], _ type: A.Type) throws -> [A] {
         try executor.raw(sql, bindings) { try Self.rows($0, as: A.self) }
     }

@@ -11,6 +11,7 @@ extension Database {
     ///     let mine = try await db.readingFromPrimary { try await db.table(Todo.self).where(\Todo.id == todo.id).first() }
     ///
     /// - Throws: what `body` throws.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func readingFromPrimary<T>(_ body: () throws -> T) rethrows -> T {
         let pool = executor.pool
         guard pool.readersLag else { return try body() }

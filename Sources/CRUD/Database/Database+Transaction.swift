@@ -13,6 +13,7 @@ extension Database {
     /// - Throws: what `body` throws; `CRUDSQLExeError` when the database fails or ended the
     ///   transaction underneath; `CRUDSQLGenError` for a mode the backend does not have.
     @discardableResult
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func transaction<T>(_ mode: TransactionMode = .default, _ body: () throws -> T) throws -> T {
         try executor.transaction(mode, body)
     }

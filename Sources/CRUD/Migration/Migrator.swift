@@ -83,6 +83,7 @@ public struct CRUDMigrator<C: DatabaseConfigurationProtocol>: Sendable {
     /// transaction checks the step is not applied yet. Each step runs exactly once; the others wait,
     /// then skip it.
     @discardableResult
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func migrate(_ db: Database<C>) throws -> [String] {
         try db.executor.holdingMigrationLock { try migrateSteps(db) }
     }

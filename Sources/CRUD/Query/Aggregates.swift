@@ -11,51 +11,60 @@ extension SelectAble {
     /// The sum of a numeric column, `nil` over no rows.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, also when
     ///   the sum does not fit the column's type; `CRUDDecoderError`.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func sum<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value>) throws -> Value? {
         try aggregate(.sum, keyPath, as: Value.self)
     }
 
     /// The sum of an optional column's non-NULL values, `nil` when there are none.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func sum<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value?>) throws -> Value? {
         try aggregate(.sum, keyPath, as: Value.self)
     }
 
     /// The smallest value of a column, `nil` over no rows.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func min<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value>) throws -> Value? {
         try aggregate(.min, keyPath, as: Value.self)
     }
 
     /// The least value of an optional column's non-NULL values, `nil` when there are none.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func min<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value?>) throws -> Value? {
         try aggregate(.min, keyPath, as: Value.self)
     }
 
     /// The largest value of a column, `nil` over no rows.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func max<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value>) throws -> Value? {
         try aggregate(.max, keyPath, as: Value.self)
     }
 
     /// The greatest value of an optional column's non-NULL values, `nil` when there are none.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func max<Value: CRUDValue & Comparable>(_ keyPath: KeyPath<OverAllForm, Value?>) throws -> Value? {
         try aggregate(.max, keyPath, as: Value.self)
     }
 
     /// The mean of a numeric column, `nil` over no rows.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func avg<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value>) throws -> Double? {
         try aggregate(.avg, keyPath, as: Double.self)
     }
 
     /// The average of an optional column's non-NULL values, `nil` when there are none.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDDecoderError`.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func avg<Value: CRUDValue & Numeric>(_ keyPath: KeyPath<OverAllForm, Value?>) throws -> Double? {
         try aggregate(.avg, keyPath, as: Double.self)
     }
 
     /// Whether the query has any result.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func exists() throws -> Bool {
         try executor.query(.read, plan: { .exists(plan) }) { try $0.step() }
     }
@@ -63,12 +72,14 @@ extension SelectAble {
     /// The number of rows for each value of a column (`GROUP BY`): `count(groupedBy: \.color)` is
     /// `["red": 2, "blue": 1]`. An optional column groups its NULLs under `nil`.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`; `CRUDDecoderError`.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func count<Key: CRUDValue & Hashable>(groupedBy key: KeyPath<OverAllForm, Key>) throws -> [Key: Int] {
         try grouped(by: key, .count, of: nil, as: Int.self)
     }
 
     /// The sum of a numeric column for each value of another (`GROUP BY`): `sum(\.gears, groupedBy: \.color)`.
     /// - Throws: as `sum(_:)`.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func sum<Value: CRUDValue & Numeric, Key: CRUDValue & Hashable>(_ keyPath: KeyPath<OverAllForm, Value>,
                                                                           groupedBy key: KeyPath<OverAllForm, Key>) throws -> [Key: Value] {
         try grouped(by: key, .sum, of: keyPath, as: Value.self)

@@ -38,6 +38,7 @@ extension SelectAble {
     ///   (the page sets it), or a table without a primary key and no order; `CRUDSQLExeError`;
     ///   `CRUDDecoderError`.
     @inlinable
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func page(_ number: Int, size: Int) throws -> CRUDPage<OverAllForm> {
         // Inlinable, as `select()` is: the rows are read by the model's generated reader
         // specialized in the caller's module, not through generic code at a few thousand

@@ -70,6 +70,7 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
     /// - Throws: `CRUDSQLGenError` for a `nil` key; `CRUDSQLExeError` when the database fails;
     ///   `CRUDDecoderError` when the row does not fit the model.
     @inlinable
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func first(_ key: Key) throws -> Model? {
         try run(first, key) { try CRUDExecutor<Connection>.readFirst($0) }
     }
@@ -77,6 +78,7 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
     /// Every row whose key equals `key`, in the query's order.
     /// - Throws: as `first(_:)`.
     @inlinable
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func select(_ key: Key) throws -> [Model] {
         try run(all, key) { try CRUDExecutor<Connection>.readAll($0) }
     }

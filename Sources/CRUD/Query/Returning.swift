@@ -35,17 +35,20 @@ extension Table {
 
     /// Inserts `instances` and returns the stored value of `returning` for each, in order.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instances: [A]) throws -> [R] {
         try insertReturning(instances, columns: nil, returning: returning) { try R(crudRow: $0, column: 0) }
     }
 
     /// Inserts one row with every column and returns its `returning` value as stored.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A) throws -> R {
         try self.returning(returning, insert: [instance])[0]
     }
 
     /// Inserts only the named columns (the others take their defaults) and returns `returning`.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instances: [A],
                                         setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> [R] {
         try insertReturning(instances, columns: try A.crudColumns([setKeys] + rest, for: "insert"), returning: returning) {
@@ -55,6 +58,7 @@ extension Table {
 
     /// Inserts one row with only the named columns and returns its `returning` value as stored.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A,
                                         setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> R {
         try insertReturning([instance], columns: try A.crudColumns([setKeys] + rest, for: "insert"), returning: returning) {
@@ -63,6 +67,7 @@ extension Table {
     }
 
     /// Inserts every column but the named ones (they take their defaults) and returns `returning`.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instances: [A],
                                         ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> [R] {
         try insertReturning(instances, columns: try A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"), returning: returning) {
@@ -73,6 +78,7 @@ extension Table {
     /// Inserts one row without the named columns and returns its `returning` value as stored (an
     /// id the database assigns).
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func returning<R: CRUDValue>(_ returning: KeyPath<A, R>, insert instance: A,
                                         ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> R {
         try insertReturning([instance], columns: try A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"), returning: returning) {
@@ -81,18 +87,21 @@ extension Table {
     }
 
     /// Inserts `instances` and returns the stored rows, database defaults filled in, in order.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func returning(insert instances: [A]) throws -> [A] {
         try insertReturning(instances, columns: nil, returning: nil) { try A(crudRow: $0) }
     }
 
     /// Inserts one row and returns it as stored, the database's defaults filled in.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func returning(insert instance: A) throws -> A {
         try returning(insert: [instance])[0]
     }
 
     /// Inserts the rows with only the named columns and returns them as stored, in input order.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func returning(insert instances: [A], setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> [A] {
         try insertReturning(instances, columns: try A.crudColumns([setKeys] + rest, for: "insert"),
                             returning: nil) { try A(crudRow: $0) }
@@ -101,6 +110,7 @@ extension Table {
     /// Inserts the rows without the named columns and returns them as stored (the database's
     /// defaults and ids filled in), in input order.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func returning(insert instances: [A], ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> [A] {
         try insertReturning(instances, columns: try A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"),
                             returning: nil) { try A(crudRow: $0) }
@@ -108,6 +118,7 @@ extension Table {
 
     /// Inserts one row with only the named columns and returns it as stored.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func returning(insert instance: A, setKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> A {
         try insertReturning([instance], columns: try A.crudColumns([setKeys] + rest, for: "insert"),
                             returning: nil) { try A(crudRow: $0) }[0]
@@ -116,6 +127,7 @@ extension Table {
     /// Inserts one row without the named columns and returns it as stored, the database's defaults
     /// and id filled in: `let stored = try bikes.returning(insert: bike, ignoreKeys: \.id)`.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func returning(insert instance: A, ignoreKeys: PartialKeyPath<A>, _ rest: PartialKeyPath<A>...) throws -> A {
         try insertReturning([instance], columns: try A.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"),
                             returning: nil) { try A(crudRow: $0) }[0]
@@ -147,12 +159,14 @@ extension UpdateAble {
 
     /// Updates the matching rows with every column and returns `returning` of each updated row.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm) throws -> [R] {
         try updateReturning(returning, instance, columns: nil)
     }
 
     /// Updates the named columns of the matching rows and returns `returning` of each updated row.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm,
                                         setKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) throws -> [R] {
         try updateReturning(returning, instance, columns: try OverAllForm.crudColumns([setKeys] + rest, for: "update"))
@@ -161,6 +175,7 @@ extension UpdateAble {
     /// Updates every column but the named ones of the matching rows and returns `returning` of each
     /// updated row.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`, `CRUDDecoderError`.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func returning<R: CRUDValue>(_ returning: KeyPath<OverAllForm, R>, update instance: OverAllForm,
                                         ignoreKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) throws -> [R] {
         try updateReturning(returning, instance, columns: try OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update"))

@@ -25,6 +25,7 @@ extension SelectAble {
     /// - Throws: `CRUDSQLGenError` for a mistake in the chain, `CRUDSQLExeError` when the database
     ///   fails, `CRUDDecoderError` when a row does not fit the model.
     @inlinable
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func select() throws -> Select<OverAllForm, Self> {
         // `cursor()` and the cursor hand their own errors to `didFail`.
         let cursor = try cursor()
@@ -53,6 +54,7 @@ extension SelectAble {
 
     /// How many results `select()` would give, counted by the database without reading them.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func count() throws -> Int {
         try executor.count(plan)
     }
@@ -60,6 +62,7 @@ extension SelectAble {
     /// The first result (with its joined children), or `nil` when there is none.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
     @inlinable
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func first() throws -> OverAllForm? {
         guard plan.isJoinFree else { return try firstCursor().next() }
         return try executor.firstRow(plan, as: OverAllForm.self)

@@ -29,6 +29,7 @@ extension Table {
     ///   `kind` is `.conflictTargetNotUnique` when the target is not the primary key or a unique
     ///   constraint (nothing is written then), or for another failure; `CRUDEncoderError`.
     @discardableResult
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func upsert(_ instances: [A], onConflict target: PartialKeyPath<A>, _ moreTarget: PartialKeyPath<A>...,
                        do action: CRUDConflictAction<A> = .replace) throws -> Int {
         try upsert(instances, target: [target] + moreTarget, action: action)
@@ -36,6 +37,7 @@ extension Table {
 
     /// Inserts the row, or handles a conflict with a stored one as `action` says.
     @discardableResult
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func upsert(_ instance: A, onConflict target: PartialKeyPath<A>, _ moreTarget: PartialKeyPath<A>...,
                        do action: CRUDConflictAction<A> = .replace) throws -> Int {
         try upsert([instance], target: [target] + moreTarget, action: action)

@@ -87,6 +87,7 @@ extension InsertAble {
     /// Inserts the rows with every column, in one transaction; one prepared statement serves them all.
     /// - Throws: `CRUDSQLExeError` (nothing is inserted then), `CRUDEncoderError`.
     @discardableResult @inlinable
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func insert(_ instances: [InsertForm]) throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
         try insertRows(instances, columns: nil)
     }
@@ -94,12 +95,14 @@ extension InsertAble {
     /// Inserts one row with every column.
     /// - Throws: `CRUDSQLExeError` (nothing is inserted then), `CRUDEncoderError`.
     @discardableResult @inlinable
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func insert(_ instance: InsertForm) throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
         try insertRows([instance], columns: nil)
     }
 
     /// Inserts only the named columns; the others take their defaults.
     @discardableResult @inlinable
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func insert(_ instances: [InsertForm], setKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
         try insertRows(instances, columns: try InsertForm.crudColumns([setKeys] + rest, for: "insert"))
@@ -108,6 +111,7 @@ extension InsertAble {
     /// Inserts one row with only the named columns; the others take their defaults.
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDEncoderError`.
     @discardableResult @inlinable
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func insert(_ instance: InsertForm, setKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
         try insertRows([instance], columns: try InsertForm.crudColumns([setKeys] + rest, for: "insert"))
@@ -116,6 +120,7 @@ extension InsertAble {
     /// Inserts every column but the named ones (an auto-assigned id, say); ignoring all columns
     /// inserts a row of defaults.
     @discardableResult @inlinable
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func insert(_ instances: [InsertForm], ignoreKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
         try insertRows(instances, columns: try InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"))
@@ -125,6 +130,7 @@ extension InsertAble {
     /// assigns).
     /// - Throws: `CRUDSQLGenError` for a key path that names no column; `CRUDSQLExeError`, `CRUDEncoderError`.
     @discardableResult @inlinable
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func insert(_ instance: InsertForm, ignoreKeys: PartialKeyPath<InsertForm>, _ rest: PartialKeyPath<InsertForm>...) throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
         try insertRows([instance], columns: try InsertForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "insert"))
@@ -152,12 +158,14 @@ extension UpdateAble {
     /// Sets every column of the matching rows (all rows without a `where`) to `instance`'s values.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDEncoderError`.
     @discardableResult
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func update(_ instance: OverAllForm) throws -> Update<OverAllForm, Self> {
         try updateRows(instance, columns: nil)
     }
 
     /// Sets only the named columns.
     @discardableResult
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func update(_ instance: OverAllForm, setKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) throws
         -> Update<OverAllForm, Self> {
         try updateRows(instance, columns: try OverAllForm.crudColumns([setKeys] + rest, for: "update"))
@@ -167,12 +175,14 @@ extension UpdateAble {
     /// - Throws: `CRUDSQLGenError` for an empty list or a key path that names no column (before
     ///   anything is written); `CRUDSQLExeError`, `CRUDEncoderError`.
     @discardableResult
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func update(_ instance: OverAllForm, setKeys keys: [PartialKeyPath<OverAllForm>]) throws -> Update<OverAllForm, Self> {
         try updateRows(instance, columns: try OverAllForm.crudColumns(keys, for: "update"))
     }
 
     /// Sets every column but the named ones.
     @discardableResult
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func update(_ instance: OverAllForm, ignoreKeys: PartialKeyPath<OverAllForm>, _ rest: PartialKeyPath<OverAllForm>...) throws
         -> Update<OverAllForm, Self> {
         try updateRows(instance, columns: try OverAllForm.crudColumns(ignoring: [ignoreKeys] + rest, for: "update"))
@@ -239,6 +249,7 @@ extension DeleteAble {
     /// Deletes the matching rows (all rows without a `where`).
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     @discardableResult
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func delete() throws -> Delete<OverAllForm, Self> {
         let changed = try executor.write(.delete, on: OverAllForm.crudSchema, plan: deletePlan)
         return Delete(changedRows: changed)
@@ -254,6 +265,7 @@ extension Table {
     /// Creates an index on the columns if it does not exist yet.
     /// - Throws: `CRUDSQLGenError` for no key paths or one that names no column; `CRUDSQLExeError`.
     @discardableResult
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func index(unique: Bool = false, _ keys: PartialKeyPath<A>...) throws -> Index<A, Self> {
         try index(unique: unique, keys: keys)
     }

@@ -65,6 +65,7 @@ extension Database {
     /// through.
     /// - Throws: `CRUDSchemaMismatchError` listing every missing table, missing column, type and
     ///   nullability mismatch; `CRUDSQLExeError` when the database cannot be read.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func checkSchema(_ models: [any CRUDModel.Type]) throws {
         try executor.readingCatalog(.read) { catalog in
             var checked: Set<String> = []
@@ -90,6 +91,7 @@ extension Database {
     /// - Throws: `CRUDSchemaMismatchError` listing every missing table; missing or unexpected column
     ///   or index; type and nullability mismatch; missing constraint; `CRUDSQLExeError` when the
     ///   database cannot be read.
+    @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func checkSchema(_ schema: CRUDSchema) throws {
         try executor.readingCatalog(.read) { catalog in
             let differences = try Self.differences(of: schema.tables, in: catalog)

@@ -319,42 +319,11 @@ case ("log", 4):
     }
     if arguments.last == "exit" { exit(0) }
 case ("commit", 2):
-    CRUDLogging.queryLogDestinations = []
-    let db = Database(configuration: try SQLiteDatabaseConfiguration(arguments.last!))
-    try db.create(Ledger.self)
-    var transaction = (try db.table(Ledger.self).count()) / 10
-    while true {
-        try db.transaction {
-            let entries = (0 ..< 10).map { Ledger(id: transaction * 10 + $0, transaction: transaction, entry: $0) }
-            try db.table(Ledger.self).insert(entries)
-        }
-        // Reported only once the commit returned: every number printed must be in the file.
-        print("committed \(transaction)")
-        fflush(nil)
-        transaction += 1
-    }
+    try commitForever()
 case ("read-then-write", 2...3):
-    CRUDLogging.queryLogDestinations = []
-    CRUDLogging.errorLogDestinations = []
-    do {
-        let busyTimeout = arguments.count == 3 ? Duration.milliseconds(Int(arguments.last!)!) : .seconds(5)
-        let path = arguments[arguments.startIndex + 1]
-        let db = Database(configuration: try SQLiteDatabaseConfiguration(path, busyTimeout: busyTimeout))
-        print("rows: \(try db.table(Ledger.self).count())")
-        try db.table(Ledger.self).insert(Ledger(id: -1, transaction: -1, entry: -1))
-        print("written")
-    } catch {
-        print("error: \(error)")
-    }
+    try readThenWrite()
 case ("hold", 2):
-    CRUDLogging.queryLogDestinations = []
-    let db = Database(configuration: try SQLiteDatabaseConfiguration(arguments.last!))
-    let child = try db.createChild()
-    try child.beginTransaction()
-    print("holding \(try child.table(Ledger.self).count())")
-    fflush(nil)
-    while readLine() != nil {}
-    try child.commitTransaction()
+    try holdTransaction()
 case ("outage", 7...8):
     CRUDLogging.queryLogDestinations = []
     CRUDLogging.errorLogDestinations = []
@@ -426,4 +395,53 @@ default:
         + "or threads BACKEND KEY=VALUE…\n"
     FileHandle.standardError.write(Data(usage.utf8))
     exit(2)
+}
+
+/// The `commit` case, as a function: blocking calls, which top-level code that also awaits
+/// would be warned about.
+func commitForever() throws {
+    CRUDLogging.queryLogDestinations = []
+    let db = Database(configuration: try SQLiteDatabaseConfiguration(arguments.last!))
+    try db.create(Ledger.self)
+    var transaction = (try db.table(Ledger.self).count()) / 10
+    while true {
+        try db.transaction {
+            let entries = (0 ..< 10).map { Ledger(id: transaction * 10 + $0, transaction: transaction, entry: $0) }
+            try db.table(Ledger.self).insert(entries)
+        }
+        // Reported only once the commit returned: every number printed must be in the file.
+        print("committed \(transaction)")
+        fflush(nil)
+        transaction += 1
+    }
+}
+
+/// The `read-then-write` case, as a function: blocking calls, which top-level code that also awaits
+/// would be warned about.
+func readThenWrite() throws {
+    CRUDLogging.queryLogDestinations = []
+    CRUDLogging.errorLogDestinations = []
+    do {
+        let busyTimeout = arguments.count == 3 ? Duration.milliseconds(Int(arguments.last!)!) : .seconds(5)
+        let path = arguments[arguments.startIndex + 1]
+        let db = Database(configuration: try SQLiteDatabaseConfiguration(path, busyTimeout: busyTimeout))
+        print("rows: \(try db.table(Ledger.self).count())")
+        try db.table(Ledger.self).insert(Ledger(id: -1, transaction: -1, entry: -1))
+        print("written")
+    } catch {
+        print("error: \(error)")
+    }
+}
+
+/// The `hold` case, as a function: blocking calls, which top-level code that also awaits
+/// would be warned about.
+func holdTransaction() throws {
+    CRUDLogging.queryLogDestinations = []
+    let db = Database(configuration: try SQLiteDatabaseConfiguration(arguments.last!))
+    let child = try db.createChild()
+    try child.beginTransaction()
+    print("holding \(try child.table(Ledger.self).count())")
+    fflush(nil)
+    while readLine() != nil {}
+    try child.commitTransaction()
 }
