@@ -60,18 +60,42 @@ public final class MySQLDatabaseConfiguration: DatabaseConfigurationProtocol {
                                                    database: database, connectTimeout: connectTimeout), pool: pool)
     }
 
-    /// Connects with a URL: `mysql://user:password@host:port/database`, or with the socket as a
-    /// query item: `mysql://user@localhost/database?socket=/run/mysqld/mysqld.sock`.
+    /// Connects with a URL: `mysql://user:password@host:port/database`, with several servers to
+    /// try in order (a Galera cluster's nodes, as the initializer with `hosts`):
+    /// `mysql://user@node1:3306,node2:3306/database`, or with the socket as a query item:
+    /// `mysql://user@localhost/database?socket=/run/mysqld/mysqld.sock`.
     /// - Throws: `CRUDSQLGenError` for a URL that is not of this form; `CRUDSQLExeError`, as above.
     public convenience init(url: String, connectTimeout: Int = 10, pool: MySQLPoolOptions = .init()) throws {
-        guard let components = URLComponents(string: url), ["mysql", "mariadb"].contains(components.scheme ?? ""),
+        // URLComponents takes one host: the others are read from the authority first.
+        var hosts: [MySQLHost] = []
+        var single = url
+        if let start = url.range(of: "://")?.upperBound {
+            let authority = url[start...].prefix { $0 != "/" && $0 != "?" }
+            let hostList = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
+            if hostList.contains(",") {
+                for item in hostList.split(separator: ",") {
+                    let parts = item.split(separator: ":", maxSplits: 1)
+                    guard let name = parts.first, !name.isEmpty, parts.count == 1 || Int(parts[1]) != nil else {
+                        throw CRUDSQLGenError("the MySQL URL's host list has '\(item)', which is not host or host:port: \(MySQLConnectOptions.redacted(url))")
+                    }
+                    hosts.append(MySQLHost(String(name), port: parts.count == 2 ? Int(parts[1]) : nil))
+                }
+                single = url.replacingCharacters(in: hostList.startIndex ..< hostList.endIndex, with: "placeholder")
+            }
+        }
+        guard let components = URLComponents(string: single), ["mysql", "mariadb"].contains(components.scheme ?? ""),
               let host = components.host, !host.isEmpty else {
             throw CRUDSQLGenError("not a MySQL URL (mysql://user:password@host:port/database): \(MySQLConnectOptions.redacted(url))")
         }
+        if hosts.isEmpty { hosts = [MySQLHost(host, port: components.port)] }
         let database = String(components.path.drop(while: { $0 == "/" }))
         guard !database.isEmpty else { throw CRUDSQLGenError("the MySQL URL names no database: \(MySQLConnectOptions.redacted(url))") }
         let socket = components.queryItems?.first { $0.name == "socket" }?.value
-        try self.init(options: MySQLConnectOptions(servers: [MySQLHost(host, port: components.port)], socket: socket, username: components.user,
+        if let unknown = components.queryItems?.first(where: { $0.name != "socket" }) {
+            throw CRUDSQLGenError("the MySQL URL's query has \(unknown.name), which is none of its options "
+                + "(socket, connectTimeout, and the pool's: \(CRUDURLOptions.poolNames.sorted().joined(separator: ", ")))")
+        }
+        try self.init(options: MySQLConnectOptions(servers: hosts, socket: socket, username: components.user,
                                                    password: components.password, database: database, connectTimeout: connectTimeout),
                       pool: pool)
     }

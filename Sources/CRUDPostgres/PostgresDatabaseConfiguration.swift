@@ -81,13 +81,20 @@ public final class PostgresDatabaseConfiguration: DatabaseConfigurationProtocol 
     }
 
     /// Connects with a connection URL: `postgresql://user:password@host:port/database?options…`.
-    /// Parameters the URL leaves out take libpq's defaults. `serverConnections` and
+    /// Parameters the URL leaves out take libpq's defaults; a `connect_timeout` in the URL takes the
+    /// place of `connectTimeout`. With several hosts (`postgresql://primary,standby/app`), libpq
+    /// tries them in order, and `readsFromStandbys` sends reads outside transactions to a standby
+    /// among them, as the initializer with `hosts` does. `serverConnections` and
     /// `transactionPooling` as above.
     /// - Throws: `CRUDSQLExeError`, as above; also for a malformed URL.
     public convenience init(url: String, connectTimeout: Int = 10, pool: PostgresPoolOptions = .init(), serverConnections: Int? = nil,
-                            transactionPooling: Bool = false) throws {
-        try self.init(parameters: ["dbname": url, "connect_timeout": String(connectTimeout)], expandDatabase: true, pool: pool,
-                      serverConnections: serverConnections, transactionPooling: transactionPooling)
+                            transactionPooling: Bool = false, readsFromStandbys: Bool = false) throws {
+        var parameters = ["dbname": url]
+        if !url.contains("connect_timeout=") { parameters["connect_timeout"] = String(connectTimeout) }
+        var standbys = parameters
+        standbys["target_session_attrs"] = PostgresTargetSession.preferStandby.rawValue
+        try self.init(parameters: parameters, expandDatabase: true, pool: pool, serverConnections: serverConnections,
+                      transactionPooling: transactionPooling, readParameters: readsFromStandbys ? standbys : nil)
     }
 
     /// Connects with any libpq connection keywords (`host`, `port`, `dbname`, `user`, `password`,

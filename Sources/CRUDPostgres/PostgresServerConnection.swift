@@ -97,7 +97,9 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
     /// Connects with libpq's keywords; `group` when shared, at `index` among its connections.
     /// - Throws: `CRUDSQLExeError` naming the server and saying what failed.
     init(parameters: [String: String], expandDatabase: Bool, group: PostgresServerConnections? = nil, index: Int = 0) throws {
-        let keywords = Array(parameters.keys)
+        // A URL in `dbname` first: libpq keeps the last value of a keyword, so the keywords given
+        // beside it (a standby's `target_session_attrs`) take the place of the URL's.
+        let keywords = parameters.keys.sorted { $0 == "dbname" && $1 != "dbname" }
         let values = keywords.map { parameters[$0]! }
         let connection = Self.withCStrings(keywords) { keywordPointers in
             Self.withCStrings(values) { valuePointers in
