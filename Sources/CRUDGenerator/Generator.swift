@@ -174,6 +174,8 @@ struct MigrationState {
                 diagnostic(.warning, at: table, "'\(table)' gained the constraint '\(constraint.name)' \(advice)")
             case let .dropConstraint(constraint, table):
                 diagnostic(.warning, at: table, "'\(table)' lost the constraint '\(constraint.name)' \(advice)")
+            case let .setNeverReusesKeys(never, table):
+                diagnostic(.warning, at: table, "'\(table)' \(never ? "never reuses keys now" : "may reuse keys now") \(advice)")
             }
         }
     }

@@ -265,3 +265,56 @@ struct TypedCheckGenerationTests {
         "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 }
+
+/// `crudNeverReusesKeys`, read from the source: carried by the step that creates the table, turned
+/// on later by a step of its own, and refused where it cannot hold.
+@Suite("Keys never reused in migrations")
+struct NeverReusedKeysGenerationTests {
+    static let model = """
+        import CRUD
+
+        struct Ticket: CRUDModel {
+            let id: Int
+            var title: String
+            static let crudNeverReusesKeys = true
+        }
+        """
+
+    static func generate(_ files: [(String, String)], name: String) -> MigrationOutput {
+        Generator.generateMigration(files.map { GeneratorInput(file: SourceFile(path: $0.0, text: $0.1), name: $0.0) }, name: name, namespace: "History")
+    }
+
+    @Test("the step that creates the table carries it, and reads it back unchanged")
+    func created() throws {
+        let output = Self.generate([("Models.swift", Self.model)], name: "tickets")
+        #expect(output.diagnostics.isEmpty, "\(output.diagnostics)")
+        let step = try #require(output.files["Migration0001.swift"])
+        #expect(step.contains("], primaryKey: \"id\", neverReusesKeys: true)),"), "\(step)")
+        #expect(step.contains("], primaryKey: \"id\", neverReusesKeys: true),"), "the step's schema has it too: \(step)")
+        let again = Self.generate([("Models.swift", Self.model), ("Migration0001.swift", step)], name: "again")
+        #expect(again.files.isEmpty && again.diagnostics.isEmpty, "\(again.diagnostics)")
+    }
+
+    @Test("turned on for a table that exists, a step says so with setNeverReusesKeys, and the build warns until it is written")
+    func turnedOn() throws {
+        let before = Self.model.replacingOccurrences(of: "    static let crudNeverReusesKeys = true\n", with: "")
+        let first = try #require(Self.generate([("Models.swift", before)], name: "tickets").files["Migration0001.swift"])
+        #expect(!first.contains("neverReusesKeys"))
+        let output = Self.generate([("Models.swift", Self.model), ("Migration0001.swift", first)], name: "keys never reused")
+        let step = try #require(output.files["Migration0002.swift"])
+        #expect(step.contains(".setNeverReusesKeys(true, table: \"Ticket\"),"), "\(step)")
+        #expect(step.contains("/// - makes Ticket never reuse keys"), "\(step)")
+        let build = Generator.generate([GeneratorInput(file: SourceFile(path: "Models.swift", text: Self.model), name: "Models.swift"),
+                                        GeneratorInput(file: SourceFile(path: "Migration0001.swift", text: first), name: "Migration0001.swift")])
+        #expect(build.diagnostics.contains { $0.description.contains("'Ticket' never reuses keys now with no migration") }, "\(build.diagnostics)")
+    }
+
+    @Test("a value that is not a literal, or a key the database cannot make, is an error at the value")
+    func refused() {
+        let computed = Self.generate([("Models.swift", Self.model.replacingOccurrences(of: "= true", with: "= Bool(\"true\")!"))], name: "tickets")
+        #expect(computed.diagnostics.map(\.description).contains { $0.hasPrefix("Models.swift:6:38: error:") && $0.contains("the literal true or false") },
+                "\(computed.diagnostics)")
+        let textKey = Self.generate([("Models.swift", Self.model.replacingOccurrences(of: "let id: Int", with: "let id: String"))], name: "tickets")
+        #expect(textKey.diagnostics.map(\.description).contains { $0.contains("the primary key 'id' is not an integer") }, "\(textKey.diagnostics)")
+    }
+}

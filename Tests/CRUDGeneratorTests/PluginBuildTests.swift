@@ -54,7 +54,7 @@ struct PluginBuildTests {
             finished.enter()
             Task.detached {
                 defer { finished.leave() }
-                for row in 0 ..< 25 { _ = try? db.table(Rider.self).insert(Rider(id: 100 + worker * 25 + row, name: "task")) }
+                for row in 0 ..< 25 { _ = try? await db.table(Rider.self).insert(Rider(id: 100 + worker * 25 + row, name: "task")) }
             }
             DispatchQueue.global().async(group: finished) {
                 for row in 0 ..< 25 { _ = try? db.table(Rider.self).insert(Rider(id: 200 + worker * 25 + row, name: "queue")) }

@@ -83,6 +83,11 @@ struct ExampleServerTests {
         #expect(try await client.send("PATCH", "/todos/\(todoIDs.last! + 1000)", ["done": true]).status == 404)
         #expect(try await client.send("DELETE", "/todos/\(todoIDs[1])").status == 204)
         #expect(try await client.send("DELETE", "/todos/\(todoIDs[1])").status == 404)
+        // The newest todo deleted, the next one gets another id (SQLite gave it the same one before
+        // the model said crudNeverReusesKeys and a step made the table so).
+        #expect(try await client.send("DELETE", "/todos/\(todoIDs[2])").status == 204)
+        let next = try await client.send("POST", "/users/\(annID)/todos", ["title": "four"])
+        #expect(try #require(next.json?["id"] as? Int) > todoIDs[2], "a deleted todo's id was given again: \(next.text)")
         #expect(try await client.send("GET", "/health").status == 200)
 
         // 64 clients for three seconds, each adding todos to a user of its own.

@@ -43,11 +43,12 @@ extension Database {
         var key: Int?
         try executor.schemaChange("create(\(A.self).self)", tables: A.crudSchemaTables(deep: !policy.contains(.shallow)), checking: {
             key = try Self.primaryKeyColumn(primaryKey, of: A.self, for: "create")
-            if policy.contains(.neverReuseKeys) {
+            if policy.contains(.neverReuseKeys) || A.crudNeverReusesKeys {
+                let asked = A.crudNeverReusesKeys ? "\(A.self).crudNeverReusesKeys" : "create(\(A.self).self, policy: .neverReuseKeys)"
                 guard A.crudSchema.isIntegerColumn(key) else {
-                    throw CRUDSQLGenError("create(\(A.self).self, policy: .neverReuseKeys): the database makes only integer keys, and "
+                    throw CRUDSQLGenError("\(asked): the database makes only integer keys, and "
                         + (key.map { "the primary key \"\(A.crudSchema.columns[$0].name)\" is not an integer" } ?? "\(A.self) has no primary key (no property named id)")
-                        + "; leave .neverReuseKeys out, or give the model an integer id")
+                        + "; leave it out, or give the model an integer id")
                 }
             }
         }) { steps in
@@ -84,7 +85,7 @@ extension Database {
             }
         } else {
             try steps.run(.createTable(schema, primaryKey: primaryKey, constraints: try model.crudFrozenConstraints(), ifNotExists: true,
-                                       neverReuseKeys: policy.contains(.neverReuseKeys) && schema.isIntegerColumn(primaryKey)))
+                                       neverReuseKeys: (policy.contains(.neverReuseKeys) || model.crudNeverReusesKeys) && schema.isIntegerColumn(primaryKey)))
         }
         for index in try model.crudIndexes(in: schema) {
             do {

@@ -28,15 +28,20 @@ public struct CRUDSchemaTable: Sendable, Hashable {
     public var constraints: [CRUDSchemaConstraint]
     /// The indexes that are not constraints.
     public var indexes: [CRUDSchemaIndex]
+    /// Whether the database never gives a deleted row's integer key to a new row: SQLite's
+    /// `AUTOINCREMENT`, from the model's `crudNeverReusesKeys` (the other backends never reuse keys).
+    public var neverReusesKeys: Bool
 
-    /// A table named `name` with these columns, key, constraints and indexes.
+    /// A table named `name` with these columns, key, constraints and indexes; `neverReusesKeys` as
+    /// the model's `crudNeverReusesKeys`.
     public init(_ name: String, columns: [CRUDSchemaColumn], primaryKey: String? = nil,
-                constraints: [CRUDSchemaConstraint] = [], indexes: [CRUDSchemaIndex] = []) {
+                constraints: [CRUDSchemaConstraint] = [], indexes: [CRUDSchemaIndex] = [], neverReusesKeys: Bool = false) {
         self.name = name
         self.columns = columns
         self.primaryKey = primaryKey
         self.constraints = constraints
         self.indexes = indexes
+        self.neverReusesKeys = neverReusesKeys
     }
 
     /// The column named `name`, or `nil`.

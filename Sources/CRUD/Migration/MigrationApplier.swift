@@ -46,7 +46,7 @@ struct CRUDMigrationApplier<Connection: CRUDConnection> {
             case let .addColumn(column, table) where !column.isNullable:
                 if !tables.contains(table) { tables.append(table) }
             case let .dropColumn(_, table), let .alterColumn(_, _, table), let .convertColumn(_, _, table, _), let .addConstraint(_, table),
-                 let .dropConstraint(_, table):
+                 let .dropConstraint(_, table), let .setNeverReusesKeys(true, table):
                 if !tables.contains(table) { tables.append(table) }
             default:
                 continue
@@ -60,7 +60,8 @@ struct CRUDMigrationApplier<Connection: CRUDConnection> {
         switch change {
         case let .createTable(table):
             let schema = table.tableSchema
-            try steps.run(.createTable(schema, primaryKey: schema.primaryKey, constraints: table.constraints, ifNotExists: false, neverReuseKeys: false))
+            try steps.run(.createTable(schema, primaryKey: schema.primaryKey, constraints: table.constraints, ifNotExists: false,
+                                       neverReuseKeys: table.neverReusesKeys && schema.isIntegerColumn(schema.primaryKey)))
             for index in table.indexes {
                 try steps.run(try schema.createIndex(index))
             }
@@ -80,7 +81,7 @@ struct CRUDMigrationApplier<Connection: CRUDConnection> {
     /// `nil` for a change of another kind (a table's, an index's).
     private func alterActions(of change: CRUDSchemaChange) throws -> [CRUDAlterAction]? {
         switch change {
-        case .createTable, .dropTable, .addIndex, .dropIndex:
+        case .createTable, .dropTable, .addIndex, .dropIndex, .setNeverReusesKeys:
             return nil
         case let .addColumn(column, _):
             // The zero value fills the rows there; a fresh install's table has no default.
@@ -213,7 +214,8 @@ struct CRUDMigrationApplier<Connection: CRUDConnection> {
         let schema = frozen.tableSchema
         let change = try TableChange(schema, existing: existing, renamed: renamed, dialect: dialect)
         try steps.rebuild(schema, primaryKey: schema.primaryKey, constraints: frozen.constraints,
-                          sources: change.sources, converting: converting, neverReuseKeys: steps.neverReusesKeys(definition: try steps.tableDefinition(ofTable: table)),
+                          sources: change.sources, converting: converting,
+                          neverReuseKeys: frozen.neverReusesKeys || steps.neverReusesKeys(definition: try steps.tableDefinition(ofTable: table)),
                           indexes: try frozen.indexes.map(schema.createIndex))
         for (column, source) in zip(schema.columns, change.sources) {
             guard let source, source.typeDiffers(from: column, in: dialect),

@@ -52,7 +52,8 @@ extension CRUDSchemaMigration {
 
     private static func canonical(_ table: CRUDSchemaTable) -> String {
         ([quoted(table.name), "key " + (table.primaryKey.map(quoted) ?? "none")] + table.columns.map(canonical)
-            + table.constraints.map(canonical) + table.indexes.map(canonical)).joined(separator: "; ")
+            + table.constraints.map(canonical) + table.indexes.map(canonical) + (table.neverReusesKeys ? ["never reuses keys"] : []))
+            .joined(separator: "; ")
     }
 
     private static func canonical(_ change: CRUDSchemaChange) -> String {
@@ -69,6 +70,7 @@ extension CRUDSchemaMigration {
         case let .dropIndex(index, table): "\(quoted(table)) drop " + canonical(index)
         case let .addConstraint(constraint, table): "\(quoted(table)) add " + canonical(constraint)
         case let .dropConstraint(constraint, table): "\(quoted(table)) drop " + canonical(constraint)
+        case let .setNeverReusesKeys(never, table): "\(quoted(table)) never reuses keys \(never)"
         }
     }
 }

@@ -63,6 +63,8 @@ extension CRUDSchemaTable {
             constraints.append(constraint)
         case let .dropConstraint(constraint, _):
             constraints.removeAll { $0.name == constraint.name }
+        case let .setNeverReusesKeys(never, _):
+            neverReusesKeys = never
         }
     }
 
@@ -99,6 +101,9 @@ extension CRUDSchemaTable {
         }
         for index in other.indexes where !indexes.contains(index) {
             differences.append("the index \"\(index.name)\" of \(place) on \(index.columns): in \(theirs), not in \(mine)")
+        }
+        if neverReusesKeys != other.neverReusesKeys {
+            differences.append("whether \(place) never reuses keys: \(neverReusesKeys) in \(mine), \(other.neverReusesKeys) in \(theirs)")
         }
         return differences
     }

@@ -27,6 +27,11 @@ public enum CRUDSchemaChange: Sendable, Hashable {
     case addConstraint(CRUDSchemaConstraint, table: String)
     /// Drops a constraint.
     case dropConstraint(CRUDSchemaConstraint, table: String)
+    /// Says whether the table never gives a deleted row's key to a new row (the model's
+    /// `crudNeverReusesKeys`): turned on, SQLite rebuilds the table with `AUTOINCREMENT`, counting on
+    /// from its largest key; turned off, the database keeps never reusing keys, which is harmless.
+    /// PostgreSQL and MySQL never reuse keys: nothing runs there.
+    case setNeverReusesKeys(Bool, table: String)
 
     /// The table the change is to, by the name it has when the change runs.
     var table: String {
@@ -35,7 +40,8 @@ public enum CRUDSchemaChange: Sendable, Hashable {
         case let .dropTable(table): table
         case let .addColumn(_, table), let .dropColumn(_, table), let .renameColumn(_, _, table), let .alterColumn(_, _, table),
              let .convertColumn(_, _, table, _),
-             let .addIndex(_, table), let .dropIndex(_, table), let .addConstraint(_, table), let .dropConstraint(_, table):
+             let .addIndex(_, table), let .dropIndex(_, table), let .addConstraint(_, table), let .dropConstraint(_, table),
+             let .setNeverReusesKeys(_, table):
             table
         }
     }

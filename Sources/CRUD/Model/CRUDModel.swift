@@ -40,6 +40,14 @@ public protocol CRUDModel: SendableMetatype {
     /// [...]` next to the model; none by default.
     static var crudIndexes: [CRUDIndex<Self>] { get }
 
+    /// Whether the table never gives a deleted row's integer key to a new row. SQLite by default
+    /// gives the largest key plus one, so deleting the last row hands its key to the next; with
+    /// this, the table is made with `AUTOINCREMENT` by `create`, by the migration steps
+    /// `crud-migrations` writes, and `checkSchema` sees that it is. Declare
+    /// `static let crudNeverReusesKeys = true` next to the model (a literal: `crud-migrations` reads
+    /// it without running code); `false` by default. PostgreSQL and MySQL never reuse keys.
+    static var crudNeverReusesKeys: Bool { get }
+
     /// Where the `createdAt` and `updatedAt` columns of a `CRUDTimestamped` model are; `nil` for
     /// other models.
     @_spi(Generated) static var crudTimestamps: CRUDTimestampColumns? { get }
@@ -53,6 +61,8 @@ extension CRUDModel {
     public static var crudConstraints: [CRUDConstraint<Self>] { [] }
 
     public static var crudIndexes: [CRUDIndex<Self>] { [] }
+
+    public static var crudNeverReusesKeys: Bool { false }
 
     /// The SQL of the constraints, as SQLite keeps it in a table's text: what tells whether a table
     /// has them there.

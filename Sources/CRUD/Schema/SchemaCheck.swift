@@ -17,6 +17,9 @@ public enum CRUDSchemaDifference: Sendable, Hashable, CustomStringConvertible {
     case unexpectedIndex(table: String, index: String)
     /// The table lacks a constraint of the frozen schema.
     case missingConstraint(table: String, constraint: String)
+    /// The table may give a deleted row's key to a new row, where its model or schema says it never
+    /// does (`crudNeverReusesKeys`): a SQLite table made without `AUTOINCREMENT`.
+    case reusesKeys(table: String)
 
     public var description: String {
         switch self {
@@ -38,6 +41,9 @@ public enum CRUDSchemaDifference: Sendable, Hashable, CustomStringConvertible {
             "\"\(table)\": the schema has no index \"\(index)\""
         case let .missingConstraint(table, constraint):
             "\"\(table)\": the constraint \"\(constraint)\" does not exist"
+        case let .reusesKeys(table):
+            "\"\(table)\": made without AUTOINCREMENT, it gives a deleted row's key to the next row, where the model says it never "
+                + "reuses keys (crudNeverReusesKeys): generate a migration step, which rebuilds it (setNeverReusesKeys)"
         }
     }
 }
@@ -77,6 +83,7 @@ extension Database {
                 pending.append(contentsOf: schema.relations.map(\.target))
                 differences += try Self.differences(of: schema, from: catalog.columns(ofTable: schema.name),
                                                     in: catalog.dialect)
+                if model.crudNeverReusesKeys, try Self.reusesKeys(schema.name, in: catalog) { differences.append(.reusesKeys(table: schema.name)) }
             }
             guard differences.isEmpty else { throw CRUDSchemaMismatchError(differences: differences) }
         }
@@ -117,8 +124,17 @@ extension Database {
             let constraints = try catalog.constraintNames(ofTable: table.name)
             differences += table.constraints.map { SQLBuilder.keptName($0.name, in: catalog.dialect) }.filter { !constraints.contains($0) }
                 .map { .missingConstraint(table: table.name, constraint: $0) }
+            if table.neverReusesKeys, try Self.reusesKeys(table.name, in: catalog) { differences.append(.reusesKeys(table: table.name)) }
         }
         return differences
+    }
+
+    /// Whether the existing table `table` may reuse a deleted row's key: on a database that
+    /// needs a clause for that (SQLite), one made without it.
+    /// - Throws: `CRUDSQLExeError` when the catalog cannot be read.
+    static func reusesKeys(_ table: String, in catalog: CRUDSchemaSteps<C.Connection>) throws -> Bool {
+        guard !catalog.dialect.neverReusedKeyClause.isEmpty, let definition = try catalog.tableDefinition(ofTable: table) else { return false }
+        return !catalog.neverReusesKeys(definition: definition)
     }
 
     /// The differences of one table, in the model's column order.

@@ -21,6 +21,8 @@ struct Model {
     /// The values of `static let crudConstraints` and `crudIndexes`, where declared.
     var constraintsValue: DeclaredValue?
     var indexesValue: DeclaredValue?
+    /// The value of `static let crudNeverReusesKeys`, where declared.
+    var neverReusesKeysValue: DeclaredValue?
 }
 
 /// A static property's value in the user's source, for reading it without running code.

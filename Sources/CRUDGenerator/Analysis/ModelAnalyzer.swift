@@ -271,7 +271,8 @@ struct ModelAnalyzer {
                                            conformance.declaration.kind == .extension ? conformance.declaration.condition : nil),
             declaredIn: (located.file.path, located.file.location(of: declaration.offset).line),
             constraintsValue: staticValue("crudConstraints", located, extensions: allExtensions),
-            indexesValue: staticValue("crudIndexes", located, extensions: allExtensions)))
+            indexesValue: staticValue("crudIndexes", located, extensions: allExtensions),
+            neverReusesKeysValue: staticValue("crudNeverReusesKeys", located, extensions: allExtensions)))
     }
 
     /// The value of the static property `name` declared in the model or an extension of it.

@@ -70,6 +70,9 @@ enum MigrationEmitter {
             case let .addColumn(_, table), let .dropColumn(_, table), let .renameColumn(_, _, table), let .alterColumn(_, _, table),
                  let .addConstraint(_, table), let .dropConstraint(_, table):
                 if !pending.contains(table) { pending.append(table) }
+            case .setNeverReusesKeys:
+                // MySQL never reuses keys: nothing runs.
+                continue
             }
         }
         return count + pending.count
@@ -262,6 +265,8 @@ enum MigrationEmitter {
             writer.line(".addConstraint(\(swift(constraint)), \(table(name))),")
         case let .dropConstraint(constraint, name):
             writer.line(".dropConstraint(\(swift(constraint)), \(table(name))),")
+        case let .setNeverReusesKeys(never, name):
+            writer.line(".setNeverReusesKeys(\(never), \(table(name))),")
         }
     }
 
@@ -285,7 +290,7 @@ enum MigrationEmitter {
             }
             tail = "]"
         }
-        writer.line(tail + ")" + suffix)
+        writer.line(tail + (table.neverReusesKeys ? ", neverReusesKeys: true" : "") + ")" + suffix)
     }
 
     private static func swift(_ column: SnapshotColumn) -> String {

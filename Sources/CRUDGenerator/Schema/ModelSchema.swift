@@ -35,7 +35,30 @@ struct ModelSchema {
         if let value = model.indexesValue {
             table.indexes = read(value, of: model, "crudIndexes") { try Self.index($0, of: model) }
         }
+        if let value = model.neverReusesKeysValue {
+            table.neverReusesKeys = neverReusesKeys(value, of: model, key: model.primaryKey.map { columns[$0] })
+        }
         return table
+    }
+
+    /// The literal `true` or `false` of `crudNeverReusesKeys`; `true` needs an integer key, which
+    /// the database makes. A problem is an error at the value.
+    private mutating func neverReusesKeys(_ value: DeclaredValue, of model: Model, key: SnapshotColumn?) -> Bool {
+        let expression = Expression.parse(value.range, of: value.file)
+        let problem: String
+        if case let .name(literal, _) = expression, literal == "true" || literal == "false" {
+            guard literal == "true" else { return false }
+            if let key, case .integer = key.type { return true }
+            problem = "the database makes only integer keys, and "
+                + (key.map { "the primary key '\($0.name)' is not an integer" } ?? "'\(model.qualifiedName)' has no primary key (no property named id)")
+                + ": leave it out, or give the model an integer id"
+        } else {
+            problem = "write it as the literal true or false"
+        }
+        let location = value.file.location(of: expression.offset)
+        diagnostics.append(Diagnostic(severity: .error, path: value.file.path, line: location.line, column: location.column,
+                                      message: "crud-migrations reads '\(model.qualifiedName).crudNeverReusesKeys' without running code: \(problem)"))
+        return false
     }
 
     /// The elements of the array literal `value`, each read by `element`; a problem is an error at it.

@@ -10,6 +10,7 @@ enum SchemaChange: Equatable {
     case dropIndex(SnapshotIndex, table: String)
     case addConstraint(SnapshotConstraint, table: String)
     case dropConstraint(SnapshotConstraint, table: String)
+    case setNeverReusesKeys(Bool, table: String)
 
     /// What the change does, in a few words: a step's doc comment and the build's warning.
     var summary: String {
@@ -25,6 +26,7 @@ enum SchemaChange: Equatable {
         case let .dropIndex(index, table): return "drops the index \(index.name) of \(table)"
         case let .addConstraint(constraint, table): return "adds the constraint \(constraint.name) of \(table)"
         case let .dropConstraint(constraint, table): return "drops the constraint \(constraint.name) of \(table)"
+        case let .setNeverReusesKeys(never, table): return never ? "makes \(table) never reuse keys" : "lets \(table) reuse keys"
         }
     }
 }
@@ -104,6 +106,9 @@ struct SchemaDiff {
         }
         for constraint in new.constraints where oldConstraints[constraint.name] != constraint {
             changes.append(.addConstraint(constraint, table: table))
+        }
+        if old.neverReusesKeys != new.neverReusesKeys {
+            changes.append(.setNeverReusesKeys(new.neverReusesKeys, table: table))
         }
     }
 

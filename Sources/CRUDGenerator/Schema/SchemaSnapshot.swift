@@ -53,6 +53,8 @@ struct SnapshotTable: Equatable {
     var primaryKey: String?
     var constraints: [SnapshotConstraint] = []
     var indexes: [SnapshotIndex] = []
+    /// The model's `crudNeverReusesKeys`: SQLite's `AUTOINCREMENT`.
+    var neverReusesKeys = false
 
     subscript(column name: String) -> SnapshotColumn? {
         columns.first { $0.name == name }

@@ -87,6 +87,9 @@ enum SnapshotReader {
         if let indexes = arguments.first(where: { $0.label == "indexes" }) {
             table.indexes = try array(indexes.value, "a table's indexes").map(index)
         }
+        if let never = arguments.first(where: { $0.label == "neverReusesKeys" }) {
+            table.neverReusesKeys = try bool(never.value)
+        }
         return table
     }
 

@@ -11,7 +11,8 @@ struct User: CRUDModel, Codable {
     static let crudConstraints: [CRUDConstraint<User>] = [.unique(\.email)]
 }
 
-/// A thing to do, of one user: deleting the user deletes them.
+/// A thing to do, of one user: deleting the user deletes them. A deleted todo's id, which clients
+/// hold in URLs, never names another todo, SQLite's included.
 struct Todo: CRUDModel, Codable {
     let id: Int
     var userId: Int
@@ -22,4 +23,5 @@ struct Todo: CRUDModel, Codable {
         .foreignKey(\.userId, references: \User.id, onDelete: .cascade),
     ]
     static let crudIndexes: [CRUDIndex<Todo>] = [.index(\.userId)]
+    static let crudNeverReusesKeys = true
 }

@@ -7,5 +7,6 @@ import CRUD
 enum SchemaHistory {
     static let migrations: [CRUDSchemaMigration] = [
         migration0001,
+        migration0002,
     ]
 }
