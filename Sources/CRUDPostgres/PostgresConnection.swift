@@ -37,15 +37,25 @@ public final class PostgresConnection: CRUDConnection {
     private var statementNames = PostgresStatementNames()
     /// What the connection points at, for messages: `database "x" at host:port`.
     public let target: String
+    /// Whether the connection reads from a standby (`readsFromStandbys`): replaced once it finds
+    /// itself on a primary (`wantsReplacing`).
+    private let prefersStandby: Bool
+    /// When it connected: a connection to the primary in a standby's place is kept this long.
+    private let openedAt = ContinuousClock.now
+    /// How long a connection for standby reads that found no standby (or whose standby was
+    /// promoted) keeps reading from the primary before it is replaced by one that looks again.
+    static let standbyRecheck = Duration.seconds(2)
     /// The same, for metrics and traces.
     let peer: CRUDPeer
 
     /// A session with a server connection of its own.
     /// - Throws: `CRUDSQLExeError` naming the server and saying what failed.
     /// `transactionPooling` when a pooler in transaction mode stands between it and the server.
-    init(parameters: [String: String], expandDatabase: Bool, transactionPooling: Bool = false) throws {
+    /// `prefersStandby` for a connection that reads from a standby (`readsFromStandbys`).
+    init(parameters: [String: String], expandDatabase: Bool, transactionPooling: Bool = false, prefersStandby: Bool = false) throws {
         let own = try PostgresServerConnection(parameters: parameters, expandDatabase: expandDatabase)
         self.own = own
+        self.prefersStandby = prefersStandby
         group = nil
         self.transactionPooling = transactionPooling
         dialect = PostgresDialect(transactionPooling: transactionPooling)
@@ -58,6 +68,7 @@ public final class PostgresConnection: CRUDConnection {
         try group.join()
         own = nil
         self.group = group
+        prefersStandby = false
         transactionPooling = false
         dialect = PostgresDialect()
         (target, peer) = group.describe()
@@ -215,6 +226,15 @@ public final class PostgresConnection: CRUDConnection {
     @_spi(CRUDDriver) public var isUsable: Bool {
         guard let own else { return true }
         return own.isWorking && !own.needsReconnect
+    }
+
+    /// A connection for standby reads whose server is not a standby (none answered when it
+    /// connected, or its standby was promoted since; PostgreSQL 14 and later report it), once it is
+    /// `standbyRecheck` old: the pool replaces it, and the new one looks for a standby again.
+    @_spi(CRUDDriver) public var wantsReplacing: Bool {
+        guard prefersStandby, let own, ContinuousClock.now - openedAt >= Self.standbyRecheck,
+              let standby = PQparameterStatus(own.handle, "in_hot_standby") else { return false }
+        return strcmp(standby, "off") == 0
     }
 
     /// Connects again after the connection was lost; prepared statements died with the old session.

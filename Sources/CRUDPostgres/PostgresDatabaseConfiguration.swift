@@ -124,8 +124,11 @@ public final class PostgresDatabaseConfiguration: DatabaseConfigurationProtocol 
             : .writerAndReaders(maxWriters: maximum, maxReaders: maximum, readersLag: true)
         let shared = serverConnections.map { PostgresServerConnections(limit: $0, parameters: opened, expandDatabase: expandDatabase,
                                                                                   timeout: pool.timeout) }
-        let open: @Sendable (CRUDConnectionRole) throws -> PostgresConnection = { [reading] role in
-            if role == .reader, let reading { return try PostgresConnection(parameters: reading, expandDatabase: expandDatabase) }
+        let standbys = reading.map { PostgresHostRotation($0, expandDatabase: expandDatabase) }
+        let open: @Sendable (CRUDConnectionRole) throws -> PostgresConnection = { role in
+            if role == .reader, let standbys {
+                return try PostgresConnection(parameters: standbys.nextParameters(), expandDatabase: expandDatabase, prefersStandby: true)
+            }
             guard let shared else {
                 return try PostgresConnection(parameters: opened, expandDatabase: expandDatabase, transactionPooling: transactionPooling)
             }

@@ -141,4 +141,70 @@ struct ReplicationTests {
         #expect(try await db.table(Course.self).count() == 50)
         try await db.shutdown()
     }
+
+    @Test("reads from standbys spread over both, go to the primary while both are down, and come back within the documented bound",
+          .timeLimit(.minutes(3)))
+    func standbyReadsSpreadAndReturn() async throws {
+        let set = try await onThread { try PostgresReplicaSet.start() }
+        defer { set.stop() }
+        let db = Database(configuration: try PostgresDatabaseConfiguration(
+            database: "postgres", hosts: set.hosts, username: "postgres", password: PostgresCluster.password, pool: .init(maximumConnections: 4),
+            readsFromStandbys: true))
+        try await db.sql("CREATE VIEW \(db.quote("ConnectionNumber")) AS SELECT inet_server_port()::bigint AS value")
+        let standbys: Set = [set.standby1.port, set.standby2.port]
+
+        /// The port of the server each of `rounds` reads by 8 tasks at once ran on; 0 for a read
+        /// that failed (a standby going away under it).
+        func reads(_ rounds: Int) async -> [Int] {
+            await withTaskGroup(of: [Int].self) { group in
+                for _ in 0 ..< 8 {
+                    group.addTask {
+                        var ports: [Int] = []
+                        for _ in 0 ..< rounds { ports.append((try? await db.table(ConnectionNumber.self).first()?.value) ?? 0) }
+                        return ports
+                    }
+                }
+                return await group.reduce(into: []) { $0 += $1 }
+            }
+        }
+        let clock = ContinuousClock()
+        // Until both standbys have replayed the view, a read there fails.
+        let began = clock.now
+        while Set(await reads(5)).isSuperset(of: standbys) == false, clock.now - began < .seconds(20) {}
+        // Before: every read ran on standby1, the first standby among the hosts.
+        let spread = await reads(50)
+        for port in standbys {
+            #expect(spread.filter { $0 == port }.count >= 20, "reads on \(port) of \(spread.count): \(Dictionary(grouping: spread) { $0 }.mapValues(\.count))")
+        }
+
+        // Both standbys down: reads go to the primary.
+        try await onThread {
+            try set.standby1.control("stop")
+            try set.standby2.control("stop")
+        }
+        _ = await reads(5)
+        let outage = await reads(20)
+        #expect(outage.filter { $0 == set.primary.port }.count >= outage.count / 2, "during the outage: \(Dictionary(grouping: outage) { $0 }.mapValues(\.count))")
+
+        // Back: within the bound (2 s after they answer, PostgresConnection.standbyRecheck, and the
+        // reads under way), reads are on the standbys again, both of them. Before: on the primary for
+        // the 30 s observed.
+        try await onThread {
+            try set.standby1.control("start")
+            try set.standby2.control("start")
+        }
+        let back = clock.now
+        var returned: Duration?
+        while returned == nil, clock.now - back < .seconds(15) {
+            if await reads(2).contains(where: standbys.contains) { returned = clock.now - back }
+        }
+        #expect(returned.map { $0 < .seconds(4) } == true, "reads came back to a standby after \(String(describing: returned))")
+        try await Task.sleep(for: .seconds(2.5))
+        let after = await reads(50)
+        for port in standbys {
+            #expect(after.contains(port), "after the outage, no read on \(port): \(Dictionary(grouping: after) { $0 }.mapValues(\.count))")
+        }
+        #expect(after.filter(standbys.contains).count >= after.count * 9 / 10, "after the outage: \(Dictionary(grouping: after) { $0 }.mapValues(\.count))")
+        try await db.shutdown()
+    }
 }

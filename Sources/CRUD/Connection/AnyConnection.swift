@@ -14,6 +14,7 @@ public final class AnyCRUDConnection: CRUDConnection {
 
     public var dialect: any CRUDDialect { base.dialect }
     @_spi(CRUDDriver) public var isUsable: Bool { base.isUsable }
+    @_spi(CRUDDriver) public var wantsReplacing: Bool { base.wantsReplacing }
     @_spi(CRUDDriver) public func reconnect() throws { try base.reconnect() }
     @_spi(CRUDDriver) public nonisolated(nonsending) func reconnectAwaiting() async throws { try await base.reconnectAwaiting() }
     @_spi(CRUDDriver) public func takeOpeningStatements() -> [String] { base.takeOpeningStatements() }

@@ -14,6 +14,11 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// closes such a connection and opens a new one in its place.
     @_spi(CRUDDriver) var isUsable: Bool { get }
 
+    /// Whether the pool should close the connection as it comes back and open a new one in its
+    /// place, though it works: a connection to a standby's reads that landed on the primary, or
+    /// whose standby was promoted, replaced so that reads go back to a standby. The default: never.
+    @_spi(CRUDDriver) var wantsReplacing: Bool { get }
+
     /// Connects again after `isUsable` turned false. The executor calls it only outside a
     /// transaction, before the next statement.
     /// - Throws: `CRUDSQLExeError` when the database still cannot be reached.
@@ -215,6 +220,7 @@ extension CRUDConnection {
     @_spi(CRUDDriver) public func raiseKeyCounter(ofTable table: String, to value: Int64, using runner: some CRUDCatalogRunner<Statement>) throws {}
     public func insertReturned(id: Int64) {}
     @_spi(CRUDDriver) public func probe() {}
+    @_spi(CRUDDriver) public var wantsReplacing: Bool { false }
     @_spi(CRUDDriver) public nonisolated(nonsending) func probeAwaiting() async { probe() }
     @_spi(CRUDDriver) public nonisolated(nonsending) func reconnectAwaiting() async throws { try reconnect() }
     @_spi(CRUDDriver) public func keepingServerSession<T>(_ body: () throws -> T) throws -> T { try body() }

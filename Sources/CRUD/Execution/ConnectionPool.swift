@@ -572,7 +572,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
     func giveBack(_ session: Session, usedHere: Bool = false) {
         guard session.role != .single else { return }
         if !usedHere { session.gate.lock() }
-        let usable = session.transactionDepth == 0 && session.isUsable
+        let usable = session.transactionDepth == 0 && session.isUsable && !session.wantsReplacing
         let lost = session.transactionDepth == 0 && !session.isUsable
         if !usedHere { session.gate.unlock() }
         lock.lock()

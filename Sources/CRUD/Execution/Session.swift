@@ -28,6 +28,10 @@ class CRUDSessionSlot: @unchecked Sendable {
     /// Whether the connection can still be used. Read holding `gate`.
     var isUsable: Bool { true }
 
+    /// Whether the pool should replace the connection, which works, as it comes back
+    /// (`CRUDConnection.wantsReplacing`). Read holding `gate`.
+    var wantsReplacing: Bool { false }
+
     /// Whether the connection must ask the server if it still works before its next statement: set
     /// by the pool when another of its connections was found lost (a server restart drops them
     /// all). Guarded by the pool's lock while the session is idle, by its holder while leased.
@@ -117,6 +121,8 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     }
 
     override var isUsable: Bool { connection.isUsable }
+
+    override var wantsReplacing: Bool { connection.wantsReplacing }
 
     override func interrupt() { connection.interrupt() }
 
