@@ -10,6 +10,8 @@ struct QueryTextTests {
         #expect(CRUDQueryText.sanitized(#"SELECT * FROM "t1" WHERE a = 'x''y' AND b = 42 AND c = $1 AND d = ? AND e > -3.5e2"#)
             == #"SELECT * FROM "t1" WHERE a = ? AND b = ? AND c = $1 AND d = ? AND e > -?"#)
         #expect(CRUDQueryText.sanitized("SELECT `a 'b` FROM t2 LIMIT 10") == "SELECT `a 'b` FROM t2 LIMIT ?")
+        // SQLite's numbered placeholders, which its statements use: they showed as ?? in spans.
+        #expect(CRUDQueryText.sanitized(#"SELECT * FROM "t" WHERE "id" = ?1 AND n = 7 LIMIT ?2"#) == #"SELECT * FROM "t" WHERE "id" = ?1 AND n = ? LIMIT ?2"#)
         #expect(CRUDQueryText.sanitized(#"SELECT "it's" FROM x WHERE y = 'unterminated"#) == #"SELECT "it's" FROM x WHERE y = ?"#)
         #expect(CRUDQueryText.sanitized("UPDATE t SET n = 0x1F, s = 'é' WHERE k IN (1, 2)") == "UPDATE t SET n = ?, s = ? WHERE k IN (?, ?)")
     }

@@ -3,7 +3,7 @@
 /// reaches a trace; the library's own statements bind every value, and show as they ran.
 enum CRUDQueryText {
     /// `sql` with every string and number literal replaced by `?`. Quoted identifiers, comments
-    /// and placeholders (`?`, `$1`) are kept.
+    /// and placeholders (`?`, `?1`, `$1`) are kept.
     static func sanitized(_ sql: String) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(sql.utf8.count)
@@ -31,7 +31,8 @@ enum CRUDQueryText {
                 out.append(UInt8(ascii: "?"))
                 continue
             default:
-                inWord = isWordByte(byte)
+                // SQLite's numbered placeholder (`?1`) keeps its number, as PostgreSQL's `$1` does.
+                inWord = isWordByte(byte) || byte == UInt8(ascii: "?")
             }
             out.append(byte)
             index += 1
