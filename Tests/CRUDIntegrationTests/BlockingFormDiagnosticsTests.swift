@@ -38,8 +38,9 @@ struct BlockingFormDiagnosticsTests {
     }
 
     @Test("in an async function, `try await` runs the async form, and a blocking call without await does not compile")
-    func asyncFunctions() throws {
-        let (output, failed) = try Self.typecheck("""
+    func asyncFunctions() async throws {
+        // swiftc runs off Swift's cooperative pool, which the suites beside this one share.
+        let (output, failed) = try await offCooperativePool { try Self.typecheck("""
             import CRUD
 
             func serve(_ db: AnyDatabase, _ migrator: CRUDMigrator<AnyDatabaseConfiguration>, _ schema: CRUDSchema) async throws {
@@ -54,7 +55,7 @@ struct BlockingFormDiagnosticsTests {
                 try db.ping()
                 try db.shutdown()
             }
-            """)
+            """) }
         #expect(failed, "\(output)")
         // Lines 4 to 6 and 8 chose the async forms (a blocking one would be "unavailable from
         // asynchronous contexts"); line 7, which forgot `await`, got the async form too and must
@@ -66,13 +67,13 @@ struct BlockingFormDiagnosticsTests {
     }
 
     @Test("top-level code, which Swift gives the blocking form even with await, is warned that it blocks and where the async form is chosen")
-    func topLevelCode() throws {
-        let (output, failed) = try Self.typecheck("""
+    func topLevelCode() async throws {
+        let (output, failed) = try await offCooperativePool { try Self.typecheck("""
             import CRUD
 
             let db = try AnyDatabase(url: "sqlite::memory:", drivers: [])
             try await db.ping()
-            """)
+            """) }
         #expect(!failed, "\(output)")
         let warnings = Self.diagnostics(output, line: 4)
         #expect(warnings.contains { $0.contains("'ping' is unavailable from asynchronous contexts") && $0.contains("call it from an async function") },

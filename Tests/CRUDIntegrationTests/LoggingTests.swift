@@ -198,7 +198,7 @@ struct LoggingTests {
         CRUDLogging.errorLogDestinations = [.custom { if $0.type == .warning, $0.msg.contains(path) { warnings.append($0.msg) } }]
         defer { CRUDLogging.errorLogDestinations = [] }
         let db = Database(configuration: try SQLiteDatabaseConfiguration(path))
-        let long = Task(executorPreference: TimingThreads.shared) { try await db.sql(CancellationTests.longStatement(.sqlite), ConnectionNumber.self) }
+        let long = CancellationTests.startTask { try await db.sql(CancellationTests.longStatement(.sqlite), ConnectionNumber.self) }
         try await Task.sleep(for: CancellationTests.running)
         try await db.shutdown(gracePeriod: .milliseconds(250))
         _ = try? await long.value

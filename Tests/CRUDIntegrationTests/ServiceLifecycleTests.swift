@@ -28,7 +28,7 @@ extension ShutdownTests {
         // .shutDown. It threw "still in use after the grace period of 0.0 seconds", and a service
         // group's run() rethrew it.
         let other = Database(configuration: try Backend.sqliteConfiguration(busyTimeout: .seconds(30)))
-        let long = Task(executorPreference: TimingThreads.shared) { try await other.sql(CancellationTests.longStatement(.sqlite), ConnectionNumber.self) }
+        let long = CancellationTests.startTask { try await other.sql(CancellationTests.longStatement(.sqlite), ConnectionNumber.self) }
         try await Task.sleep(for: CancellationTests.running)
         let clock = ContinuousClock()
         let began = clock.now

@@ -193,7 +193,8 @@ struct ShutdownTests {
           arguments: Backend.all)
     func shutdownMisuse(_ backend: Backend) async throws {
         let (tested, _, _, _) = try openTwice(backend)
-        try await shutdownMisuse(tested)
+        // Timed on the suite's own threads, which the suites beside this one do not keep busy.
+        try await CancellationTests.onOwnThreads { try await shutdownMisuse(tested) }
     }
 
     func shutdownMisuse<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
@@ -224,7 +225,7 @@ struct ShutdownTests {
           arguments: Backend.all)
     func interruptsPastGracePeriod(_ backend: Backend) async throws {
         let (tested, outside, _, _) = try openTwice(backend)
-        try await interruptsPastGracePeriod(tested, outside, backend)
+        try await CancellationTests.onOwnThreads { try await interruptsPastGracePeriod(tested, outside, backend) }
     }
 
     func interruptsPastGracePeriod<C: DatabaseConfigurationProtocol, O: DatabaseConfigurationProtocol>(
@@ -234,7 +235,7 @@ struct ShutdownTests {
         // The pool's one connection, which the long statement then runs on.
         let id = try await Self.connectionID(db, backend)
         // On the suite's own threads, which the cases beside this one do not keep busy.
-        let long = Task(executorPreference: TimingThreads.shared) { try await db.sql(CancellationTests.longStatement(backend), ConnectionNumber.self) }
+        let long = CancellationTests.startTask { try await db.sql(CancellationTests.longStatement(backend), ConnectionNumber.self) }
         try await Task.sleep(for: CancellationTests.running)
         let clock = ContinuousClock()
         let began = clock.now
@@ -272,7 +273,8 @@ struct HeldTransaction {
 
     init<C: DatabaseConfigurationProtocol>(on db: Database<C>) async throws {
         let started = Collector<Bool>(), released = released
-        task = Task {
+        // On the suite's own threads: a loaded cooperative pool kept it from starting for seconds.
+        task = CancellationTests.startTask {
             try await db.transaction { db in
                 try await db.table(Course.self).insert(Course(id: 1, title: "held"))
                 started.append(true)
