@@ -14,7 +14,11 @@ import Testing
 /// builds it and names it in `CRUD_EXAMPLE_SERVER`; without that variable the suite is skipped.
 /// By hand: `swift build --package-path Examples/Todos` then
 /// `CRUD_EXAMPLE_SERVER=$(swift build --package-path Examples/Todos --show-bin-path)/todos-server swift test --filter ExampleServerTests`.
-@Suite("the example server", .enabled(if: exampleServerBinary != nil, "CRUD_EXAMPLE_SERVER names no built todos-server"))
+///
+/// One test at a time: with the four tests' servers and their 64-client loads at once on two cores,
+/// the SQLite server with a 30-second request took 19.9 s to exit after SIGTERM (11.4 s alone),
+/// a case left to look into (#55's closing note).
+@Suite("the example server", .enabled(if: exampleServerBinary != nil, "CRUD_EXAMPLE_SERVER names no built todos-server"), .serialized)
 struct ExampleServerTests {
     static var binary: String? { exampleServerBinary }
 
