@@ -221,7 +221,17 @@ struct SharedServerConnectionTests {
         let slow = cancelled == "a pipelined read"
             ? Task { try await db.table(ConnectionNumber.self).first() }
             : Task { try await db.transaction { tx in try await tx.table(ConnectionNumber.self).first() } }
-        try await Task.sleep(for: .milliseconds(300))
+        // Until the server runs it: under the whole suite's load 300 ms were not always enough, and
+        // a call cancelled before its statement was sent returned at once.
+        let watcher = Database(configuration: try PostgresDatabaseConfiguration(parameters: parameters))
+        var running = false
+        for _ in 0 ..< 500 where !running {
+            running = try await watcher.sql("SELECT count(*)::bigint AS value FROM pg_stat_activity WHERE wait_event = 'PgSleep'",
+                                            ConnectionNumber.self)[0].value == 1
+            if !running { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        try await watcher.shutdown()
+        #expect(running, "the slow statement started on the server")
         let clock = ContinuousClock()
         let stopped = clock.now
         try cluster.signalPostmaster(SIGSTOP)
