@@ -96,7 +96,8 @@ struct ShutdownTests {
 
         // A transaction that is under way when the shutdown starts, and takes a while after it.
         let started = Collector<Int?>()
-        let transaction = Task {
+        // On the suite's own threads: a loaded cooperative pool kept it from starting for seconds.
+        let transaction = CancellationTests.startTask {
             try await db.transaction { db in
                 started.append(try await Self.connectionID(db, backend))
                 try await db.table(Course.self).insert(Course(id: 1, title: "first"))
