@@ -6,11 +6,6 @@ import Testing
 /// would be.
 @Suite("blocking forms in async code")
 struct BlockingFormDiagnosticsTests {
-    /// Where the test build keeps the modules: beside the test bundle.
-    static let modules = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appending(path: "Modules").path
-    /// The package's root, for the C modules the library imports.
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-
     /// What `swiftc -typecheck` says of `source`, a program's main.swift, and whether it failed.
     static func typecheck(_ source: String) throws -> (output: String, failed: Bool) {
         let folder = FileManager.default.temporaryDirectory.appending(path: "crud-integration-diagnostics-\(UUID().uuidString)")
@@ -18,9 +13,7 @@ struct BlockingFormDiagnosticsTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appending(path: "main.swift")
         try source.write(to: file, atomically: true, encoding: .utf8)
-        let swiftc = try #require(["/usr/bin/swiftc", "/opt/swift/usr/bin/swiftc"].first(where: FileManager.default.isExecutableFile)
-            ?? (try? Spawn.run(["/usr/bin/env", "which", "swiftc"]))?.trimmingCharacters(in: .whitespacesAndNewlines))
-        let command = [swiftc, "-typecheck", "-swift-version", "6", file.path, "-I", modules, "-I", root + "/Sources/CEventPoll"]
+        let command = [try ExampleCompiler.swiftc(), "-typecheck", "-swift-version", "6", file.path] + ExampleCompiler.libraryFlags()
         do {
             return (try Spawn.run(command), false)
         } catch let failure as SpawnFailure {
