@@ -3,9 +3,9 @@ import Foundation
 // Shutting a database down: no new call starts, the calls under way finish (for up to a grace
 // period), those still running after it are interrupted and their connections closed, the
 // observers end, and the event loop stops unless another database uses it. The pool reports when
-// it has drained through `CRUDDrain`, which the async form awaits without holding a thread and the
-// synchronous form waits for on its own; neither wait ends early for a cancelled task, since a
-// shutdown that gives up half-way would leave connections open.
+// it has drained to a `CRUDDrain`, which also interrupts the calls left after the grace period
+// (`ShutdownDrain` decides when); the async form awaits its outcome without holding a thread, the
+// synchronous form waits for it on its own.
 
 extension CRUDExecutor {
     /// Runs a statement that reads nothing, on a connection opened (and retried) as for any call.
@@ -32,19 +32,8 @@ extension CRUDExecutor {
     ///   transactions (it would wait for itself).
     func shutdown(gracePeriod: Duration, reason: String?) async throws {
         try await reporting {
-            try refuseInsideTransaction()
-            let drain = CRUDDrain()
-            pool.shutDown(shutDownError) { drain.drained() }
-            var drained = await drain.wait(for: gracePeriod)
-            if !drained {
-                let running = pool.interruptLeased()
-                let until = ContinuousClock.now + Self.interruptWindow
-                while !drained, ContinuousClock.now < until {
-                    drained = await drain.wait(for: .milliseconds(20))
-                    if !drained { _ = pool.interruptLeased() }
-                }
-                logInterrupted(running, drained: drained, reason: reason ?? "its grace period of \(gracePeriod) passed")
-            }
+            let drain = try startShutdown(gracePeriod)
+            let drained = finishShutdown(await drain.outcome(), gracePeriod: gracePeriod, reason: reason)
             await withCheckedContinuation { (ended: CheckedContinuation<Void, Never>) in observation.end { ended.resume() } }
             if drained { eventLoopUse?.end() }
         }
@@ -54,24 +43,30 @@ extension CRUDExecutor {
     /// - Throws: as the async form.
     func shutdown(gracePeriod: Duration) throws {
         try reporting {
-            try refuseInsideTransaction()
-            let drain = CRUDDrain()
-            pool.shutDown(shutDownError) { drain.drained() }
-            var drained = drain.wait(for: gracePeriod)
-            if !drained {
-                let running = pool.interruptLeased()
-                let until = ContinuousClock.now + Self.interruptWindow
-                while !drained, ContinuousClock.now < until {
-                    drained = drain.wait(for: .milliseconds(20))
-                    if !drained { _ = pool.interruptLeased() }
-                }
-                logInterrupted(running, drained: drained, reason: "its grace period of \(gracePeriod) passed")
-            }
+            let drain = try startShutdown(gracePeriod)
+            let drained = finishShutdown(drain.outcome(), gracePeriod: gracePeriod, reason: nil)
             let ended = DispatchSemaphore(value: 0)
             observation.end { ended.signal() }
             ended.wait()
             if drained { eventLoopUse?.end() }
         }
+    }
+
+    /// Refuses new calls and starts the wait for those under way.
+    private func startShutdown(_ gracePeriod: Duration) throws -> CRUDDrain {
+        try refuseInsideTransaction()
+        let pool = self.pool
+        let drain = CRUDDrain(gracePeriod: gracePeriod, window: Self.interruptWindow) { pool.interruptLeased() }
+        pool.shutDown(shutDownError) { drain.drained() }
+        drain.start()
+        return drain
+    }
+
+    /// Logs what the wait did to the calls still running; whether they all ended.
+    private func finishShutdown(_ outcome: ShutdownDrain.Outcome, gracePeriod: Duration, reason: String?) -> Bool {
+        guard case .interrupted(let running, let drained) = outcome else { return true }
+        logInterrupted(running, drained: drained, reason: reason ?? "its grace period of \(gracePeriod) passed")
+        return drained
     }
 
     private func refuseInsideTransaction() throws {
@@ -103,59 +98,5 @@ extension CRUDExecutor {
         return CRUDSQLExeError("\(pool.describe) was shut down while this call ran, and its grace period passed: the call was "
             + "interrupted, and nothing of it is committed (a transaction it was in is rolled back)",
             sql: failed.sql, code: failed.code, databaseMessage: failed.databaseMessage, kind: .shutDown)
-    }
-}
-
-/// Whether a shutting-down pool has drained, waited for with a deadline by a thread or by a task
-/// (which does not hold a thread while it waits).
-///
-/// `@unchecked Sendable`: every property is guarded by `condition`.
-final class CRUDDrain: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var isDrained = false
-    private var waiting: [Int: CheckedContinuation<Bool, Never>] = [:]
-    private var nextWaiter = 0
-    /// Where the tasks' deadlines fire.
-    private static let timers = DispatchQueue(label: "CRUD.shutdown.timers")
-
-    /// The pool has drained: every waiter returns `true`.
-    func drained() {
-        condition.lock()
-        isDrained = true
-        let resumed = waiting.values
-        waiting = [:]
-        condition.broadcast()
-        condition.unlock()
-        for continuation in resumed { continuation.resume(returning: true) }
-    }
-
-    /// Blocks the thread until the pool has drained (`true`) or `duration` has passed (`false`).
-    func wait(for duration: Duration) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: duration.seconds)
-        condition.lock()
-        defer { condition.unlock() }
-        while !isDrained, condition.wait(until: deadline) {}
-        return isDrained
-    }
-
-    /// Suspends the task until the pool has drained (`true`) or `duration` has passed (`false`).
-    func wait(for duration: Duration) async -> Bool {
-        await withCheckedContinuation { continuation in
-            condition.lock()
-            guard !isDrained else {
-                condition.unlock()
-                return continuation.resume(returning: true)
-            }
-            let id = nextWaiter
-            nextWaiter += 1
-            waiting[id] = continuation
-            condition.unlock()
-            Self.timers.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: duration.nanoseconds))) {
-                self.condition.lock()
-                let timedOut = self.waiting.removeValue(forKey: id)
-                self.condition.unlock()
-                timedOut?.resume(returning: false)
-            }
-        }
     }
 }
