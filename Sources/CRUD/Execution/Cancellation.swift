@@ -32,6 +32,10 @@ final class CRUDCancellation: @unchecked Sendable {
     /// even while Swift's cooperative pool is busy (a concurrent one of its own waits behind the
     /// pool's blocked threads). Firing only marks the call and hands the interrupt on.
     private static let timers = DispatchQueue(label: "CRUD.cancellation.timers")
+    /// Where interrupts run: a few serial queues, a call's chosen by its identity, so that a storm
+    /// of cancelled calls uses a few threads however many calls it cancels (a queue per call made a
+    /// thread per interrupt waiting for its server), while a slow interrupt holds up only its lane.
+    private static let interruptLanes = (0 ..< 2).map { DispatchQueue(label: "CRUD.cancellation.interrupts.\($0)") }
 
     private let lock = CRUDPlainLock()
     /// The session the call runs on, while it may be interrupted; `nil` once an interrupt did its work.
@@ -89,8 +93,8 @@ final class CRUDCancellation: @unchecked Sendable {
             return true
         }
         guard first else { return }
-        let interrupts = DispatchQueue(label: "CRUD.cancellation.interrupts")
-        interrupts.async { self.interruptRunning(on: interrupts) }
+        let lane = Self.interruptLanes[Int(UInt(bitPattern: ObjectIdentifier(self).hashValue) % UInt(Self.interruptLanes.count))]
+        lane.async { self.interruptRunning(on: lane) }
     }
 
     /// Interrupts the running session's statement, and comes back to do it again until the call

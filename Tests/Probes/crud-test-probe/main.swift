@@ -34,13 +34,42 @@ import Foundation
 //                                               load=transactions, each runs its writes and reads in
 //                                               transactions, two child tasks at a time; with
 //                                               load=upserts, each upserts rows, inserting then updating;
+//                                               with load=cancels, 2,000 tasks streaming, selecting, writing
+//                                               in transactions and inserting, each cancelled within 300 ms;
 //                                               with mutexes=spinning, first SQLiteProcess.useSpinningMutexes()
 
 /// What the 64 tasks of `threads` do: insert and count (`writes`), read rows written before
 /// (`reads`), insert and read in transactions whose bodies run child tasks (`transactions`), or
-/// upsert rows, inserting then updating them (`upserts`).
+/// upsert rows, inserting then updating them (`upserts`); or, in place of the 64, a storm of 2,000
+/// tasks cancelled at random while they run or wait (`cancels`).
 enum Load: String {
-    case writes, reads, transactions, upserts
+    case writes, reads, transactions, upserts, cancels
+}
+
+/// 2,000 tasks streaming, selecting, writing in transactions and inserting, each cancelled at a
+/// random moment within 300 ms, while it waits for a connection or its statement runs.
+func cancellationStorm<C: DatabaseConfigurationProtocol>(_ db: Database<C>) async {
+    await withTaskGroup(of: Void.self) { group in
+        for index in 0 ..< 2_000 {
+            let work = Task {
+                switch index % 4 {
+                case 0: for try await _ in db.table(Ledger.self).select() { await Task.yield() }
+                case 1: _ = try await db.table(Ledger.self).select()
+                case 2:
+                    try await db.transaction { tx in
+                        try await tx.table(Ledger.self).insert(Ledger(id: 10_000 + 2 * index, transaction: index, entry: 0))
+                        try await tx.table(Ledger.self).insert(Ledger(id: 10_001 + 2 * index, transaction: index, entry: 1))
+                    }
+                default: try await db.table(Ledger.self).insert(Ledger(id: 10_000 + 2 * index, transaction: index, entry: 0))
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: .milliseconds(Int.random(in: 0 ... 300)))
+                work.cancel()
+                _ = await work.result
+            }
+        }
+    }
 }
 
 struct Ledger: CRUDModel {
@@ -156,14 +185,20 @@ struct ThreadState: CustomStringConvertible {
 final class ThreadSampler: @unchecked Sendable {
     private let lock = NSLock()
     private var peak = 0
+    /// The threads' names at the peak, with how many had each.
+    private var atPeak: [String: Int] = [:]
     private var stopped = false
     private let done = DispatchSemaphore(value: 0)
 
     init() {
         Thread {
             while !self.lock.withLock({ self.stopped }) {
-                let count = ThreadState.all().count
-                self.lock.withLock { self.peak = max(self.peak, count) }
+                let threads = ThreadState.all()
+                self.lock.withLock {
+                    guard threads.count > self.peak else { return }
+                    self.peak = threads.count
+                    self.atPeak = Dictionary(threads.map { ($0.name, 1) }, uniquingKeysWith: +)
+                }
                 usleep(2_000)
             }
             self.done.signal()
@@ -175,6 +210,11 @@ final class ThreadSampler: @unchecked Sendable {
         lock.withLock { stopped = true }
         done.wait()
         return lock.withLock { peak }
+    }
+
+    /// The names of the threads at the peak, "name×count", most first.
+    var namesAtPeak: String {
+        lock.withLock { atPeak.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key)×\($0.value)" }.joined(separator: ", ") }
     }
 }
 
@@ -248,8 +288,9 @@ func outage<C: DatabaseConfigurationProtocol>(_ configuration: C, writers: Int, 
 
 /// What a server does with a database through its life, with every path that could leave a thread
 /// behind: many tasks at once, a transaction, a statement cancelled and one timed out, shutdown.
-/// Returns the most threads the process had while the 64 tasks ran, and how many it had at the end.
-func exercise<C: DatabaseConfigurationProtocol>(_ configuration: C, long: String, load: Load) async throws -> (peak: Int, during: Int) {
+/// Returns the most threads the process had while the 64 tasks ran (and their names then), and how
+/// many it had at the end.
+func exercise<C: DatabaseConfigurationProtocol>(_ configuration: C, long: String, load: Load) async throws -> (peak: Int, during: Int, names: String) {
     let db = Database(configuration: configuration)
     try await db.create(Ledger.self, policy: .dropTable)
     let byID = try db.table(Ledger.self).prepared(matching: \.id)
@@ -257,8 +298,12 @@ func exercise<C: DatabaseConfigurationProtocol>(_ configuration: C, long: String
         try await db.table(Ledger.self).insert((0 ..< 64).flatMap { task in (0 ..< 10).map { Ledger(id: task * 100 + $0, transaction: task, entry: $0) } })
     }
     let sampler = ThreadSampler()
+    if load == .cancels {
+        try await db.table(Ledger.self).insert((0 ..< 500).map { Ledger(id: $0, transaction: -1, entry: $0) })
+        await cancellationStorm(db)
+    }
     try await withThrowingTaskGroup(of: Void.self) { group in
-        for task in 0 ..< 64 {
+        for task in 0 ..< (load == .cancels ? 0 : 64) {
             group.addTask {
                 for entry in 0 ..< 10 {
                     let ledger = db.table(Ledger.self).where(\Ledger.transaction == task)
@@ -281,6 +326,8 @@ func exercise<C: DatabaseConfigurationProtocol>(_ configuration: C, long: String
                               try await byID.first(row.id)?.entry == entry else {
                             throw CRUDSQLGenError("task \(task)'s upserts of row \(row.id) did not end with entry \(entry)")
                         }
+                    case .cancels:
+                        break
                     case .transactions:
                         let (count, looked) = try await db.transaction { tx in
                             try await tx.table(Ledger.self).insert(Ledger(id: task * 100 + entry, transaction: task, entry: entry))
@@ -297,7 +344,7 @@ func exercise<C: DatabaseConfigurationProtocol>(_ configuration: C, long: String
         }
         try await group.waitForAll()
     }
-    let peak = sampler.stop()
+    let peak = sampler.stop(), names = sampler.namesAtPeak
     try await db.transaction { tx in try await tx.table(Ledger.self).insert(Ledger(id: -1, transaction: -1, entry: -1)) }
     let cancelled = Task { try await db.sql(long) }
     try await Task.sleep(for: .milliseconds(200))
@@ -306,7 +353,7 @@ func exercise<C: DatabaseConfigurationProtocol>(_ configuration: C, long: String
     _ = try? await db.withStatementTimeout(.milliseconds(200)) { try await db.sql(long) }
     let during = ThreadState.all().count + 1
     try await db.shutdown()
-    return (peak, during)
+    return (peak, during, names)
 }
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -360,7 +407,7 @@ case ("threads", 2...):
         for _ in 0 ..< 8 { group.addTask { _ = (0 ..< 1_000).reduce(0, +) } }
     }
     let before = Set(ThreadState.all().map(\.id))
-    var (peak, during) = (0, 0)
+    var (peak, during, names) = (0, 0, "")
     let backend = arguments[arguments.startIndex + 1]
     // A statement that runs for seconds, to cancel and to time out.
     let long = backend == "mysql" ? "SELECT COUNT(*) FROM seq_1_to_300000000 WHERE seq % 7 = 1"
@@ -371,10 +418,10 @@ case ("threads", 2...):
     }
     let named = given.removeValue(forKey: "load") ?? "writes"
     guard let load = Load(rawValue: named) else {
-        FileHandle.standardError.write(Data("threads: no load \(named): writes, reads, transactions or upserts\n".utf8))
+        FileHandle.standardError.write(Data("threads: no load \(named): writes, reads, transactions, upserts or cancels\n".utf8))
         exit(2)
     }
-    try await withConfiguration(backend, given) { (peak, during) = try await exercise($0, long: long, load: load) }
+    try await withConfiguration(backend, given) { (peak, during, names) = try await exercise($0, long: long, load: load) }
     // What was under way settles: a queue's last job, a timer cancelled. A Dispatch worker may still
     // be finishing one (under ThreadSanitizer on a busy machine, for seconds): look again until every
     // added thread is idle, or for 15 s, after which one still busy or blocked is left behind.
@@ -388,6 +435,7 @@ case ("threads", 2...):
     } while !leftBehind.isEmpty && ContinuousClock.now < deadline
     print("threads: \(before.count) before, \(peak) at most under 64 tasks, \(during) during, \(added.count) added, "
         + "of which \(added.count - leftBehind.count) idle in Dispatch's pool")
+    print("at the peak: \(names)")
     for thread in leftBehind { print("left behind: \(thread)") }
     exit(leftBehind.isEmpty ? 0 : 1)
 default:
