@@ -220,7 +220,7 @@ final class PostgresServerConnections: @unchecked Sendable {
             waiting.append(Waiter(id: id, session: session, only: only, task: task))
             reserve()
             lock.unlock()
-            Self.timers.asyncAfter(deadline: .now() + timeout.seconds) { [weak self] in
+            CRUDTimers.after(timeout) { [weak self] in
                 guard let self else { return }
                 let (failed, resumed) = lock.withLock { () -> (CheckedContinuation<PostgresServerConnection, any Error>?, [() -> Void]) in
                     let task = waiting.first(where: { $0.id == id })?.task
@@ -364,7 +364,7 @@ final class PostgresServerConnections: @unchecked Sendable {
 
     /// `admit()` once more after `delay`, for the repairs that wait.
     private func admitAgain(after delay: Duration) {
-        Self.timers.asyncAfter(deadline: .now() + delay.seconds) { [weak self] in
+        CRUDTimers.after(delay) { [weak self] in
             guard let self else { return }
             let resumed = lock.withLock { admit() }
             for resume in resumed { resume() }
@@ -724,7 +724,7 @@ final class PostgresServerConnections: @unchecked Sendable {
             lock.withLock { server.cancelQueued = false }
             server.cancel()
             cancelEnded(on: server)
-            Self.timers.asyncAfter(deadline: .now() + .milliseconds(20)) { [weak self, weak server] in
+            CRUDTimers.after(.milliseconds(20)) { [weak self, weak server] in
                 guard let self, let server else { return }
                 lock.withLock { cancelHead(of: server) }
             }
@@ -744,9 +744,6 @@ final class PostgresServerConnections: @unchecked Sendable {
     /// Where the server connections' cancel requests run, one at a time: they all go to the same
     /// server, so one that waits would hold up the others anyway.
     private let cancelRequests = DispatchQueue(label: "CRUD.postgres.cancelRequests")
-
-    /// Where the timers run: a cancel repeated, a wait for a server connection timed out.
-    private static let timers = DispatchQueue(label: "CRUD.postgres.timers")
 
     /// Stops what `session` runs: its statement, on the server connection it holds, cancelled here
     /// and now but off `lock` (the caller's interrupt ends only once the server took it, and the

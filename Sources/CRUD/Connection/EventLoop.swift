@@ -58,7 +58,7 @@ import Darwin
     /// Tells timed waits apart, for their timers.
     @exclusivity(unchecked) private var timedWaits = 0
     /// The timers of timed waits that wait, by serial: cancelled when the socket is ready first.
-    @exclusivity(unchecked) private var timers: [Int: Task<Void, Never>] = [:]
+    @exclusivity(unchecked) private var timers: [Int: CRUDTimer] = [:]
 
     private init() {}
 
@@ -152,8 +152,7 @@ import Darwin
                 }
                 return
             }
-            let timer = Task.detached { [self] in
-                guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            let timer = CRUDTimers.after(timeout) { [self] in
                 // Still waiting, this same wait: the socket was not ready in time. The kernel's report,
                 // should it come, then finds no waiter, or the socket's next one (re-armed).
                 let expired: UnsafeContinuation<Bool, any Error>? = lock.withLock {

@@ -28,10 +28,6 @@ final class CRUDCancellation: @unchecked Sendable {
 
     /// How often an interrupt is repeated while the call has not ended.
     static let retryInterval: DispatchTimeInterval = .milliseconds(20)
-    /// Where timeouts fire: a serial queue of the library's own, which Dispatch serves on time
-    /// even while Swift's cooperative pool is busy (a concurrent one of its own waits behind the
-    /// pool's blocked threads). Firing only marks the call and hands the interrupt on.
-    private static let timers = DispatchQueue(label: "CRUD.cancellation.timers")
     /// Where interrupts run: a few serial queues, a call's chosen by its identity, so that a storm
     /// of cancelled calls uses a few threads however many calls it cancels (a queue per call made a
     /// thread per interrupt waiting for its server), while a slow interrupt holds up only its lane.
@@ -43,7 +39,8 @@ final class CRUDCancellation: @unchecked Sendable {
     /// The session the call runs on, until it ends.
     private var session: CRUDSessionSlot?
     private var reason: Reason?
-    private var timer: DispatchWorkItem?
+    /// The statement timeout's (`CRUDTimers`): firing only marks the call and hands the interrupt on.
+    private var timer: CRUDTimer?
     /// The statement timeout, started when the call begins on a session.
     private let timeout: Duration?
     /// Whether the call runs in its task, on the task's thread, with no cancellation handler: the
@@ -64,9 +61,7 @@ final class CRUDCancellation: @unchecked Sendable {
             running = session
             self.session = session
             if let timeout {
-                let fire = DispatchWorkItem { [weak self] in self?.cancel(.timedOut(timeout)) }
-                timer = fire
-                Self.timers.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: timeout.nanoseconds)), execute: fire)
+                timer = CRUDTimers.after(timeout) { [weak self] in self?.cancel(.timedOut(timeout)) }
             }
         }
     }
@@ -84,8 +79,8 @@ final class CRUDCancellation: @unchecked Sendable {
     }
 
     /// Cancels the call for `reason`, unless it was already: interrupts its statement if one runs.
-    /// The interrupts run on a queue of their own, off the cancelling thread and the timers'
-    /// queue, since one may wait for a round trip to the server (or, for MySQL, a new connection).
+    /// The interrupts run on an interrupt lane, off the cancelling thread and the timers' queue,
+    /// since one may wait for a round trip to the server (or, for MySQL, a new connection).
     func cancel(_ reason: Reason) {
         let first = lock.withLock {
             guard self.reason == nil else { return false }

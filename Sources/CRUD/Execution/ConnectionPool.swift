@@ -129,7 +129,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
     /// Whether `interruptLeased` was called: what the calls interrupted then throw is the shutdown's.
     @exclusivity(unchecked) private var interruptedLeased = false
     /// The timeouts of waiting tasks, cancelled when they are served.
-    @exclusivity(unchecked) private var timers: [UInt64: Task<Void, Never>] = [:]
+    @exclusivity(unchecked) private var timers: [UInt64: CRUDTimer] = [:]
     /// The session of a `.single` layout, shared by every caller in turn; `nil` once shut down.
     @exclusivity(unchecked) private var shared: Session?
     /// Set by `shutDown`: what every lease throws from then on.
@@ -510,9 +510,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
                 waiters[queue].append(Entry(id: id, hold: hold, refusesSuspendedHolders: false,
                                             waiter: .callback { deliver($0, continuation) }))
                 let timeout = self.timeout
-                timers[id] = Task.detached {
-                    try? await Task.sleep(for: timeout)
-                    guard !Task.isCancelled else { return }
+                timers[id] = CRUDTimers.after(timeout) {
                     if let entry = self.lock.withLock({ self.removeWaiter(id: id) }), case let .callback(call) = entry.waiter {
                         call(.failure(self.waitError(access)))
                     }

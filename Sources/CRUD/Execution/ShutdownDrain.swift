@@ -105,7 +105,7 @@ struct ShutdownDrain {
     }
 }
 
-/// Runs a `ShutdownDrain` for a pool: its timers on one queue, its interrupts through `interrupt`,
+/// Runs a `ShutdownDrain` for a pool: its timers with `CRUDTimers`, its interrupts through `interrupt`,
 /// and its outcome to whoever waits, a thread or a task (which does not hold a thread meanwhile).
 /// Neither wait ends early for a cancelled task: a shutdown that gave up half-way would leave
 /// connections open.
@@ -118,8 +118,8 @@ final class CRUDDrain: @unchecked Sendable {
     private var ended: ShutdownDrain.Outcome?
     private var waiting: [CheckedContinuation<ShutdownDrain.Outcome, Never>] = []
     private let interrupt: @Sendable () -> Int
-    /// Where the timers fire, and the interrupts run.
-    private static let timers = DispatchQueue(label: "CRUD.shutdown.timers")
+    /// Where the interrupts run: one may wait for a round trip, which the timers' queue must not.
+    private static let interrupts = DispatchQueue(label: "CRUD.shutdown.interrupts")
 
     /// A wait of `gracePeriod` from now, then the interrupts; its timer runs from `start()`.
     init(gracePeriod: Duration, window: Duration, interval: Duration = .milliseconds(20), interrupt: @escaping @Sendable () -> Int) {
@@ -172,7 +172,7 @@ final class CRUDDrain: @unchecked Sendable {
         case .arm(let instant):
             arm(instant)
         case .interrupt(let next):
-            Self.timers.async {
+            Self.interrupts.async {
                 let count = self.interrupt()
                 self.condition.lock()
                 let then = self.machine.interrupted(count)
@@ -192,8 +192,7 @@ final class CRUDDrain: @unchecked Sendable {
     }
 
     private func arm(_ instant: ContinuousClock.Instant) {
-        let delay = max(.zero, instant - .now)
-        Self.timers.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: delay.nanoseconds))) {
+        CRUDTimers.after(instant - .now) {
             self.condition.lock()
             let action = self.machine.timerFired(now: .now)
             self.condition.unlock()
