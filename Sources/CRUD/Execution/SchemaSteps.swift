@@ -34,6 +34,21 @@ struct CRUDSchemaSteps<Connection: CRUDConnection> {
         return try session.withStatement(text.sql, text.parameters) { try $0.step() ? try read($0) : nil }
     }
 
+    /// Reads every row of `model`'s table through the model, as a select does: the first value that
+    /// does not fit throws. Unreported: the schema change that reads says what it means for it, and
+    /// reports that once.
+    /// - Throws: `CRUDDecoderError` naming the model and the column; `CRUDSQLExeError`.
+    func readEveryRow<Model: CRUDModel>(_ model: Model.Type) throws {
+        let text = try SQLBuilder.render(.select(CRUDQueryPlan(root: Model.self), limit: nil), in: dialect)
+        try session.withStatement(text.sql, text.parameters) { statement in
+            do {
+                while try statement.step() { _ = try Model(crudRow: statement) }
+            } catch let decoding as CRUDDecoderError {
+                throw decoding.reading(Model.self)
+            }
+        }
+    }
+
     /// The first value of `column` of `table` that would lose part of itself changed from `from` to
     /// `to` (`SQLBuilder.losesValues`), with its row's `key` value where the table has a key, as a
     /// message shows them; `nil` when every value converts exactly.

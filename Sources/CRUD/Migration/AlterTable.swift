@@ -121,7 +121,7 @@ extension Database {
             // The database converted what converts without loss; anything else is still of its old
             // type, and reading every row through the model finds it.
             do {
-                for _ in try table(A.self).select() {}
+                try steps.readEveryRow(A.self)
             } catch let error as CRUDDecoderError {
                 throw CRUDDecoderError("alterTable(\(A.self).self): a value does not convert, nothing was changed: \(error.msg)")
             }
