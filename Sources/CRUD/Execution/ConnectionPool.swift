@@ -510,7 +510,10 @@ final class CRUDConnectionPool: @unchecked Sendable {
                 waiters[queue].append(Entry(id: id, hold: hold, refusesSuspendedHolders: false,
                                             waiter: .callback { deliver($0, continuation) }))
                 let timeout = self.timeout
-                timers[id] = CRUDTimers.after(timeout) {
+                // Weakly: a cancelled timer's closure is kept until its time comes, and would keep
+                // the pool, and its connections, that long.
+                timers[id] = CRUDTimers.after(timeout) { [weak self] in
+                    guard let self else { return }
                     if let entry = self.lock.withLock({ self.removeWaiter(id: id) }), case let .callback(call) = entry.waiter {
                         call(.failure(self.waitError(access)))
                     }

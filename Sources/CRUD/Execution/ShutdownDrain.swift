@@ -192,11 +192,14 @@ final class CRUDDrain: @unchecked Sendable {
     }
 
     private func arm(_ instant: ContinuousClock.Instant) {
-        CRUDTimers.after(instant - .now) {
-            self.condition.lock()
-            let action = self.machine.timerFired(now: .now)
-            self.condition.unlock()
-            self.perform(action)
+        // Weakly: the shutdown waiting for the outcome keeps the drain; a timer left after it ended
+        // would keep it, and the pool its interrupts reach, until its time.
+        CRUDTimers.after(instant - .now) { [weak self] in
+            guard let self else { return }
+            condition.lock()
+            let action = machine.timerFired(now: .now)
+            condition.unlock()
+            perform(action)
         }
     }
 }

@@ -4,7 +4,8 @@ import Dispatch
 /// statement timeout, a timed socket wait, the end of a shutdown's grace period) fires on one
 /// serial queue of the library's own, which Dispatch serves on time even while Swift's cooperative
 /// pool is busy (a `Task.sleep` timer waited behind its blocked threads, seconds late under load).
-/// What fires only marks state and hands work on: nothing that waits for I/O runs here.
+/// What fires only marks state and hands work on: nothing that waits for I/O runs here. A cancelled
+/// timer's closure is kept until its time comes: capture what it changes weakly.
 ///
 /// For drivers: out of the user documentation.
 @_spi(CRUDDriver) public enum CRUDTimers {
