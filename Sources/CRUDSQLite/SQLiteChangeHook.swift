@@ -37,12 +37,27 @@ extension SQLiteConnection {
         }, Unmanaged.passUnretained(self).toOpaque())
         // A DELETE without WHERE empties the table in one go (the truncate optimization), which the
         // update hook does not see; answering SQLITE_IGNORE for the delete makes SQLite delete row by
-        // row instead, as it documents. The schema's own tables are left alone. The authorizer runs
-        // when a statement is prepared, so statements prepared before are prepared again.
-        sqlite3_set_authorizer(handle, { _, action, table, _, _, _ in
-            guard action == SQLITE_DELETE, let table, sqlite3_strnicmp(table, "sqlite_", 7) != 0 else { return SQLITE_OK }
-            return SQLITE_IGNORE
-        }, nil)
+        // row instead, as it documents. The schema's own tables are left alone, and so is a DROP
+        // TABLE's own DELETE of its table, which SQLite asks about right after the drop itself: the
+        // same answer there makes SQLite skip the DROP, silently. The authorizer runs when a
+        // statement is prepared, so statements prepared before are prepared again.
+        sqlite3_set_authorizer(handle, { context, action, table, _, _, _ in
+            guard let context, let table else { return SQLITE_OK }
+            let connection = Unmanaged<SQLiteConnection>.fromOpaque(context).takeUnretainedValue()
+            switch action {
+            case SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_TABLE:
+                connection.droppingTable = String(cString: table)
+                return SQLITE_OK
+            case SQLITE_DELETE:
+                if let dropping = connection.droppingTable {
+                    connection.droppingTable = nil
+                    if dropping == String(cString: table) { return SQLITE_OK }
+                }
+                return sqlite3_strnicmp(table, "sqlite_", 7) == 0 ? SQLITE_OK : SQLITE_IGNORE
+            default:
+                return SQLITE_OK
+            }
+        }, Unmanaged.passUnretained(self).toOpaque())
         for statement in cache.retireAll() { statement.finalize() }
     }
 }

@@ -58,6 +58,9 @@ public final class SQLiteConnection: CRUDConnection {
     private let interruptRequest = InterruptRequest()
     /// Where the update hook records changes (the hook's context is the connection, unretained).
     var changeRecorder: CRUDChangeRecorder?
+    /// The table a DROP TABLE being prepared drops, while the change hook's authorizer runs
+    /// (`reportChanges`): its implicit DELETE of the rows must be allowed, or the DROP does nothing.
+    var droppingTable: String?
     var cache = CRUDStatementCache<SQLiteStatement>(capacity: cacheCapacity)
     /// What opening ran, for the session's query log.
     private var openingStatements: [String] = []

@@ -63,6 +63,30 @@ struct ObservationTests {
         #expect(everything.items == ["insert 1", "insert 2", "insert 3", "update 2", "update 3", "delete 1"])
     }
 
+    @Test("while someone observes, a table is dropped: create(.dropTable) and raw DROP TABLE remove it, rows and all (SQLite's delete authorizer had made the DROP do nothing)",
+          arguments: Backend.all)
+    func dropWhileObserved(_ backend: Backend) async throws {
+        try await dropWhileObserved(backend.open())
+    }
+
+    func dropWhileObserved<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
+        let db = Database(configuration: configuration)
+        let table = db.table(Chore.self)
+        let chores = (1 ... 5).map { Chore(id: $0, owner: 1, title: "chore \($0)", done: false, priority: 1) }
+        let observation = db.observe(on: Chore.self) { _ in }
+        defer { observation.cancel() }
+        try await db.create(Chore.self, policy: .dropTable)
+        try await table.insert(chores)
+        try await db.create(Chore.self, policy: .dropTable)
+        #expect(try await table.count() == 0, "the table was dropped and made anew, empty")
+        try await table.insert(chores)
+        try await table.where(\Chore.id == 1).delete()
+        #expect(try await table.count() == 4, "a DELETE still deletes")
+        try await db.sql("DROP TABLE \(db.quote("Chore"))")
+        await #expect(throws: CRUDSQLExeError.self, "the table is gone") { try await table.count() }
+        try await db.shutdown()
+    }
+
     @Test("10,000 writes in 100 transactions: exactly the committed changes, in order, none rolled back", arguments: Backend.all)
     func burst(_ backend: Backend) async throws {
         try await burst(backend.open())
