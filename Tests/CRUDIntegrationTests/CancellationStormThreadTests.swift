@@ -10,8 +10,12 @@ struct CancellationStormThreadTests {
     /// PostgreSQL, 39 on MySQL, in this test; 259 and 245 measured from outside). Now interrupts take
     /// two lanes, and what the library adds is bounded by its pool, not by the calls: a thread per
     /// session's queue (SQLite's writer and four readers, the servers' eight connections), the two
-    /// interrupt lanes, its timers and a connection opening. #56's runners aim lower: cores + 4.
-    @Test("2,000 tasks cancelled at random while they run or wait: the library adds at most a thread per session of its pool and four",
+    /// interrupt lanes, its timers and a connection opening, and the threads Dispatch's overcommit
+    /// pool starts when those queues' work blocks, which measured 2 to 15 added on every backend,
+    /// the three probes run at once on two cores (the bound of a session and four more each failed
+    /// on unchanged code). Twenty holds that and still fails a queue per call by half. #56's runners
+    /// aim lower: cores + 4.
+    @Test("2,000 tasks cancelled at random while they run or wait: the threads added are bounded by the pool's sessions, not by the calls",
           .timeLimit(.minutes(3)), arguments: Backend.all)
     func threadsUnderCancellationStorm(_ backend: Backend) async throws {
         // A process of its own, which counts its threads every 2 ms while the tasks run.
@@ -20,7 +24,6 @@ struct CancellationStormThreadTests {
         print("\(backend): \(output)")
         let counts = output.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
         try #require(counts.count >= 2, "\(output)")
-        let sessions = backend == .sqlite ? 1 + 4 : 8
-        #expect(counts[1] - counts[0] <= sessions + 4, "\(output)")
+        #expect(counts[1] - counts[0] <= 20, "\(output)")
     }
 }
