@@ -15,7 +15,7 @@ struct CancellationStormThreadTests {
     /// the three probes run at once on two cores (the bound of a session and four more each failed
     /// on unchanged code). Twenty holds that and still fails a queue per call by half. #56's runners
     /// aim lower: cores + 4.
-    @Test("2,000 tasks cancelled at random while they run or wait: the threads added are bounded by the pool's sessions, not by the calls",
+    @Test("2,000 tasks cancelled at random while they run or wait: the library adds a bounded number of threads, not one per call",
           .timeLimit(.minutes(3)), arguments: Backend.all)
     func threadsUnderCancellationStorm(_ backend: Backend) async throws {
         // A process of its own, which counts its threads every 2 ms while the tasks run.
