@@ -96,6 +96,12 @@ struct SQLBuildingTests {
         #expect(recorded.executions[2].bindings == [.integer(5), .integer(50)])
     }
 
+    @Test("an insert of rows that fit one statement is that statement alone: it is atomic without a transaction")
+    func oneStatementInsert() throws {
+        try db.table(StudentClasses.self).insert((1 ... 2).map { StudentClasses(studentId: $0, classId: $0 * 10) })
+        #expect(recorded.statements == [#"INSERT INTO "StudentClasses" ("studentId", "classId") VALUES ($1, $2), ($3, $4)"#])
+    }
+
     @Test("create writes types from the dialect, NOT NULL for non-optionals, and the primary key")
     func create() throws {
         try db.create(TestTable1.self, policy: [.dropTable])

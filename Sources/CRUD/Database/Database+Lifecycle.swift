@@ -8,8 +8,7 @@ extension Database {
     /// - Throws: `CRUDSQLExeError` saying why not: of kind `.connectionLost` for a server that
     ///   cannot be reached, `.shutDown` after `shutdown()`.
     public func ping() async throws {
-        guard executor.canAwaitServer else { return try await executor.perform(.read) { try executor.ping() } }
-        try await executor.query(.read, plan: { .ping }) { _ = try $0.step() }
+        try await executor.run(CRUDQueryOperation.ping())
     }
 
     /// The same, blocking the calling thread.

@@ -125,7 +125,7 @@ extension Database {
     /// - Throws: `CRUDSQLExeError`.
     @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func sql(_ sql: String, bindings: Bindings = []) throws {
-        try executor.raw(sql, bindings, Self.discardRows)
+        try executor.run(CRUDRawOperation(sql, bindings, reader: CRUDClosureReader(Self.discardRows)))
     }
 
     /// Runs one SQL statement and reads every row as `type`, matching the model's columns to the
@@ -134,7 +134,7 @@ extension Database {
     ///   or a value does not fit.
     @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func sql<A: CRUDModel>(_ sql: String, bindings: Bindings = [], _ type: A.Type) throws -> [A] {
-        try executor.raw(sql, bindings) { try Self.rows($0, as: A.self) }
+        try executor.run(CRUDRawOperation(sql, bindings, reader: CRUDClosureReader { try Self.rows($0, as: A.self) }))
     }
 
     /// Steps through every row the statement gives, reading none.

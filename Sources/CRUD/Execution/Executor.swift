@@ -57,7 +57,7 @@ public final class CRUDExecutor<Connection: CRUDConnection>: Sendable {
     let eventLoopUse: CRUDEventLoopUse?
     /// Whether the dialect's upsert names its conflict target (`CRUDDialect.upsertClause` gives a
     /// clause), so that an upsert is one statement a row; not MySQL's, which goes row by row.
-    let upsertsNameTarget: Bool
+    @usableFromInline let upsertsNameTarget: Bool
 
     /// For drivers: an executor over connections that `open` makes.
     /// - Parameters:

@@ -1,26 +1,4 @@
 extension CRUDExecutor {
-    /// The first row of a join-free query, read without a cursor: the session keeps the statement
-    /// of the query's shape at the select cache's slot, so it is found by index, bound, stepped once
-    /// and reset, with no SQL text hashed and nothing allocated for the read itself. Inlinable, so the
-    /// model's generated reader is called directly in the caller's module.
-    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError` naming the model.
-    @inlinable
-    func firstRow<Model: CRUDModel>(_ plan: CRUDQueryPlan, as model: Model.Type) throws -> Model? {
-        try withSession(.read) { session in
-            let query = try firstQuery(plan, inTransaction: session.transactionDepth > 0, values: &session.rowReadValues)
-            func read(_ statement: Connection.Statement) throws -> Model? {
-                try Self.readFirst(statement)
-            }
-            let values = session.rowReadValues
-            guard let slot = query.slot else { return try session.withStatement(query.sql, values, read) }
-            return try session.withOwnedStatement(slot, query.sql) { statement in
-                var binder = statement
-                for (position, value) in values.enumerated() { try value.bind(to: &binder, at: position) }
-                return try read(statement)
-            }
-        }
-    }
-
     /// The model read from the statement's first row, or `nil` when it has none. Always inlined,
     /// into the caller's specialized read, as the model's reader is (a call cost a chain lookup
     /// 10 instructions more, callgrind).

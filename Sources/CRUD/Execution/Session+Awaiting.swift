@@ -65,11 +65,13 @@ extension CRUDSession {
 
     /// `withStatement(_:_:firstParameter:_:)` awaiting the answer: prepares `sql`, binds
     /// `parameters` from `firstParameter` on and the caller's values with `bind`, waits for the
-    /// server, and `read` reads the rows.
+    /// server, and `read` reads the rows; while `again` says so, resets the statement and does it
+    /// once more (the result is the last run's).
     @usableFromInline
     nonisolated(nonsending) func withStatement<T>(_ sql: String, _ parameters: [CRUDDatabaseValue], firstParameter: Int = 0,
                                                   bind: (inout Connection.Statement) throws -> Void = { _ in },
-                                                  read: (Connection.Statement) throws -> T) async throws -> T {
+                                                  read: (Connection.Statement) throws -> T,
+                                                  again: () -> Bool = { false }) async throws -> T {
         try await measured(sql) {
             let statement = try await preparedAwaiting(sql, parameters, firstParameter: firstParameter)
             defer { connection.release(statement) }
@@ -78,7 +80,13 @@ extension CRUDSession {
                 var binder = statement
                 try bind(&binder)
                 try await execute(statement)
-                let result = try read(statement)
+                var result = try read(statement)
+                while again() {
+                    try statement.reset()
+                    try bind(&binder)
+                    try await execute(statement)
+                    result = try read(statement)
+                }
                 statementSucceeded()
                 return result
             } catch {
@@ -140,6 +148,7 @@ extension CRUDSession {
     /// `uniqueKeys(of:exactly:)` reading the catalog awaiting the server (`CRUDAwaitingCatalog`); a
     /// driver whose read is not one statement reads it as the synchronous form does.
     /// - Throws: `CRUDSQLExeError`.
+    @usableFromInline
     nonisolated(nonsending) func uniqueKeysAwaiting(of table: String, exactly columns: [String]) async throws -> Set<String> {
         if let found = foundKeys(of: table, exactly: columns) { return found }
         let catalog = CRUDAwaitingCatalog<Connection>()
@@ -169,6 +178,7 @@ extension CRUDSession {
 
     /// `begin(_:)` awaiting the server.
     /// - Throws: as `begin(_:)`.
+    @usableFromInline
     nonisolated(nonsending) func begin(_ mode: TransactionMode) async throws {
         try await run(try beginning(mode))
         began()
@@ -176,6 +186,7 @@ extension CRUDSession {
 
     /// `commit()` awaiting the server.
     /// - Throws: as `commit()`.
+    @usableFromInline
     nonisolated(nonsending) func commit() async throws {
         try await run(try committing())
         committed()
@@ -198,6 +209,7 @@ extension CRUDSession {
     }
 
     /// `rollBack()` awaiting the server.
+    @usableFromInline
     nonisolated(nonsending) func rollBack() async {
         do {
             for sql in rollingBack() { try await run(sql, ending: true) }

@@ -171,12 +171,14 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     /// The names of `table`'s primary key and unique constraints made of exactly `columns` (in any
     /// order); empty when none is. Asked of the database once per session and table and columns.
     /// - Throws: `CRUDSQLExeError`.
+    @usableFromInline
     func uniqueKeys(of table: String, exactly columns: [String]) throws -> Set<String> {
         if let found = foundKeys(of: table, exactly: columns) { return found }
         return keys(of: table, exactly: columns, among: try connection.uniqueKeys(ofTable: table, using: catalog))
     }
 
     /// The keys found before of `table` made of exactly `columns`, if any were.
+    @usableFromInline
     func foundKeys(of table: String, exactly columns: [String]) -> Set<String>? {
         foundKeys[Self.foundKeysEntry(table, columns)]
     }
@@ -274,25 +276,6 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
         if let instruments { return try instruments.measure(sql, loggedSince: started, body) }
         defer { CRUDLogging.statementRan(sql, since: started) }
         return try body()
-    }
-
-    /// Runs `sql` as `withStatement` does, but gives back rather than throws an error that
-    /// `expected` accepts: a failure the caller handles, as an upsert's insert that collides with
-    /// its target. The database undid the failed statement, so its recorded changes are dropped.
-    /// `nil` when the statement succeeded.
-    func attemptStatement(_ sql: String, expected: (CRUDSQLExeError) -> Bool,
-                          _ body: (Connection.Statement) throws -> Void) throws -> CRUDSQLExeError? {
-        var handled: CRUDSQLExeError?
-        try withStatement(sql) { statement in
-            let start = recorder.statementStart
-            do {
-                try body(statement)
-            } catch let error as CRUDSQLExeError where expected(error) {
-                recorder.dropStatement(from: start)
-                handled = error
-            }
-        }
-        return handled
     }
 
     /// Runs `body` with the statement this connection keeps for a prepared query's `slot`, prepared
@@ -442,24 +425,10 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
         return CRUDChangeCapture(observed: true, idColumn: key)
     }
 
-    /// Runs `write` after selecting, locked (the dialect's row lock), the integer ids of the rows it changes
-    /// with `query` (bound by `bind`), and records a change of `kind` for each: how observers learn
-    /// the rows of a write that cannot return them (MySQL's UPDATE). In a transaction, so no other
-    /// connection changes which rows those are in between.
-    func write<T>(recording kind: CRUDChangeKind, in table: String, idsOf query: String,
-                  bind: (inout Connection.Statement) throws -> Void, _ write: () throws -> T) throws -> T {
-        try transaction(.default) {
-            let ids = try withStatement(query + dialect.rowLock(.update)) { statement in
-                var binder = statement
-                try bind(&binder)
-                var ids: [Int] = []
-                while try statement.step() { ids.append(Int(try statement.readInt64(0))) }
-                return ids
-            }
-            let result = try write()
-            for id in ids { recorder.record(kind, table: table, id: id) }
-            return result
-        }
+    /// Records a change of `kind` in `table` of each row of `ids`, for observers.
+    @usableFromInline
+    func record(_ kind: CRUDChangeKind, in table: String, ids: [Int]) {
+        for id in ids { recorder.record(kind, table: table, id: id) }
     }
 
     /// Runs a chain write through every row it returns, recording its changes as `capture` says:
@@ -550,6 +519,7 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     }
 
     /// Opens a transaction, or a savepoint inside one.
+    @usableFromInline
     func begin(_ mode: TransactionMode) throws {
         try run(try beginning(mode))
         began()
@@ -557,6 +527,7 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
 
     /// Commits the innermost open level: COMMIT, or RELEASE of its savepoint. On failure the level
     /// stays open for `rollBack()`.
+    @usableFromInline
     func commit() throws {
         try run(try committing())
         committed()
@@ -564,6 +535,7 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
 
     /// Rolls back the innermost open level. Nothing is sent when the database has no transaction
     /// open any more: on a lost connection that could only fail.
+    @usableFromInline
     func rollBack() {
         do {
             for sql in rollingBack() { try run(sql, ending: true) }
@@ -639,6 +611,7 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
 
     /// After raw SQL: a transaction it opened or closed behind the executor's back is refused, so a
     /// later transaction never silently nests in it or runs outside it.
+    @usableFromInline
     func checkRawTransactionControl(_ sql: String) throws {
         if transactionDepth == 0, connection.transactionStatus != .none {
             try? connection.execute(dialect.rollbackTransaction)

@@ -11,7 +11,7 @@ extension CRUDExecutor {
     /// Runs a statement that reads nothing, on a connection opened (and retried) as for any call.
     /// - Throws: `CRUDSQLExeError`.
     func ping() throws {
-        try query(.read, plan: { .ping }) { _ = try $0.step() }
+        try run(CRUDQueryOperation.ping())
     }
 
     /// The error every call gets once the database is shut down.

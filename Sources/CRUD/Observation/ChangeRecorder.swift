@@ -104,8 +104,8 @@ struct CRUDChangeCapture {
     }
 
     /// What a write whose ids were selected first records as it runs: nothing more.
-    static var unobserved: CRUDChangeCapture { CRUDChangeCapture(observed: false, idColumn: nil) }
+    @usableFromInline static var unobserved: CRUDChangeCapture { CRUDChangeCapture(observed: false, idColumn: nil) }
 
     /// What the write adds to its RETURNING clause: the id column, if any.
-    var returning: [Int] { idColumn.map { [$0] } ?? [] }
+    @usableFromInline var returning: [Int] { idColumn.map { [$0] } ?? [] }
 }

@@ -66,7 +66,7 @@ extension SelectAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func exists() throws -> Bool {
-        try executor.query(.read, plan: { .exists(plan) }) { try $0.step() }
+        try executor.run(CRUDQueryOperation.exists(plan))
     }
 
     /// The number of rows for each value of a column (`GROUP BY`): `count(groupedBy: \.color)` is
@@ -86,14 +86,27 @@ extension SelectAble {
     }
 
     func aggregate<Result: CRUDValue>(_ function: CRUDAggregate, _ keyPath: AnyKeyPath, as result: Result.Type) throws -> Result? {
-        try executor.query(.read, plan: { try aggregatePlan(function, of: keyPath, groupedBy: nil, as: Result.self) }) {
-            try Self.aggregateValue(function, $0)
-        }
+        try executor.run(aggregateOperation(function, keyPath, as: result))
     }
 
     func grouped<Key: CRUDValue & Hashable, Result: CRUDValue>(by key: AnyKeyPath, _ function: CRUDAggregate,
                                                               of keyPath: AnyKeyPath?, as result: Result.Type) throws -> [Key: Result] {
-        try executor.query(.read, plan: { try aggregatePlan(function, of: keyPath, groupedBy: key, as: Result.self) }) { try Self.groups($0) }
+        try executor.run(groupedOperation(by: key, function, of: keyPath, as: result))
+    }
+
+    /// The operation that reads `function` of `keyPath` over the query's rows.
+    func aggregateOperation<Result: CRUDValue>(_ function: CRUDAggregate, _ keyPath: AnyKeyPath, as result: Result.Type)
+        -> CRUDQueryOperation<CRUDClosureReader<DatabaseType.Configuration.Connection, Result?>> {
+        CRUDQueryOperation({ try aggregatePlan(function, of: keyPath, groupedBy: nil, as: Result.self) },
+                           reader: CRUDClosureReader { try Self.aggregateValue(function, $0) })
+    }
+
+    /// The operation that reads `function` of `keyPath` (the row count when `nil`) for each value of `key`.
+    func groupedOperation<Key: CRUDValue & Hashable, Result: CRUDValue>(by key: AnyKeyPath, _ function: CRUDAggregate, of keyPath: AnyKeyPath?,
+                                                                       as result: Result.Type)
+        -> CRUDQueryOperation<CRUDClosureReader<DatabaseType.Configuration.Connection, [Key: Result]>> {
+        CRUDQueryOperation({ try aggregatePlan(function, of: keyPath, groupedBy: key, as: Result.self) },
+                           reader: CRUDClosureReader { try Self.groups($0) })
     }
 
     /// The one value an aggregate's statement returns.

@@ -1,11 +1,11 @@
-// The asynchronous form of every terminal operation. Each waits for a connection without blocking
-// a thread, then runs the synchronous operation bound to that connection, so that all it runs goes
-// there: on the connection's own queue (a thread of the library's) for a server, on the caller's
-// own thread where the driver allows it (`CRUDExecutor.perform`). Inside `transaction { tx in … }`
-// they run on the transaction's connection. Reads, writes and pages, on a driver that executes
-// without blocking (PostgreSQL, MySQL), run in the caller's task instead, in a transaction or not,
-// waiting for the server without a thread (`CRUDExecutor.awaiting`); each shares its plan, binding
-// and reading with the synchronous form.
+// The asynchronous form of every terminal operation. Most make the same operation as the synchronous
+// form (`CRUDOperation`) and give it to the awaiting runner (`await executor.run`), which chooses the
+// route: in the caller's task, waiting for the server without a thread, on a driver that executes
+// without blocking (PostgreSQL, MySQL) where the operation can; else the blocking runner on a
+// thread of the library's, or on the caller's own thread where the driver allows it
+// (`CRUDExecutor.perform`). Inside `transaction { tx in … }` they run on the transaction's
+// connection. Joined selects, pages, and schema changes still choose between `perform` and their
+// awaiting entries here.
 //
 // The operations capture the chain and the caller's model values; the caller is suspended until
 // they have run, so nothing else touches those values meanwhile.
@@ -15,9 +15,11 @@ extension SelectAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
     @inlinable
     public func select() async throws -> Select<OverAllForm, Self> {
-        guard executor.canAwaitServer else { return try await executor.perform(.read) { try self.select() } }
-        guard plan.isJoinFree else { return Select(rows: try await executor.joinedRows(plan, as: OverAllForm.self)) }
-        return Select(rows: try await executor.rows(plan, as: OverAllForm.self))
+        guard plan.isJoinFree else {
+            guard executor.canAwaitServer else { return try await executor.perform(.read) { try self.select() } }
+            return Select(rows: try await executor.joinedRows(plan, as: OverAllForm.self))
+        }
+        return Select(rows: try await executor.run(CRUDRowsOperation<OverAllForm, DatabaseType.Configuration.Connection>(plan)))
     }
 
     /// The query's results as an asynchronous sequence, read in batches as the loop asks for them:
@@ -31,17 +33,18 @@ extension SelectAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     @inlinable
     public func count() async throws -> Int {
-        guard executor.canAwaitServer else { return try await executor.perform(.read) { try self.count() } }
-        return try await executor.count(plan)
+        try await executor.run(CRUDQueryOperation.count(plan))
     }
 
     /// The first result, or `nil`.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError`.
     @inlinable
     public func first() async throws -> OverAllForm? {
-        guard executor.canAwaitServer else { return try await executor.perform(.read) { try self.first() } }
-        guard plan.isJoinFree else { return try await executor.joinedRows(plan, limit: plan.firstLimit, as: OverAllForm.self).first }
-        return try await executor.firstRow(plan, as: OverAllForm.self)
+        guard plan.isJoinFree else {
+            guard executor.canAwaitServer else { return try await executor.perform(.read) { try self.first() } }
+            return try await executor.joinedRows(plan, limit: plan.firstLimit, as: OverAllForm.self).first
+        }
+        return try await executor.run(CRUDFirstRowOperation<OverAllForm, DatabaseType.Configuration.Connection>(plan))
     }
 }
 
@@ -97,11 +100,8 @@ extension InsertAble {
     @inlinable
     func insertRows(_ instances: [InsertForm], columns: @escaping () throws -> [Int]?) async throws
         -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        let executor = insertionTable.executor
-        guard !instances.isEmpty, executor.canAwaitServer(writing: .insert) else {
-            return try await executor.perform(.write) { try self.insertRows(instances, columns: try columns()) }
-        }
-        return Insert(lastInsertId: try await executor.insert(instances, columns: columns, plan: Self.insertPlan))
+        let operation = CRUDInsertOperation<InsertForm, InsertDatabase.Configuration.Connection, Void>(instances, columns: columns, returning: nil)
+        return Insert(lastInsertId: try await insertionTable.executor.run(operation).lastInsertId)
     }
 }
 
@@ -138,10 +138,8 @@ extension UpdateAble {
     /// executor's boundary: in the caller's task where it can await the server, else as the
     /// synchronous form does, run by `perform`.
     func updateRows(_ instance: OverAllForm, columns: @escaping () throws -> [Int]?) async throws -> Update<OverAllForm, Self> {
-        guard executor.canAwaitServer(writing: .update) else {
-            return try await executor.perform(.write) { try self.updateRows(instance, columns: try columns()) }
-        }
-        return Update(changedRows: try await writeUpdate(instance, columns: columns, plan: updatePlan))
+        let operation = CRUDWriteOperation<OverAllForm, DatabaseType.Configuration.Connection, Void>(update: plan, with: instance, columns: columns)
+        return Update(changedRows: try await executor.run(operation).changedRows)
     }
 
     /// Updates the matching rows and returns `returning` of each.
@@ -169,14 +167,8 @@ extension UpdateAble {
     /// the update can await the server, else on a connection's queue.
     private func updateReturning<R: CRUDValue>(_ keyPath: KeyPath<OverAllForm, R>, _ instance: OverAllForm,
                                                columns: @escaping () throws -> [Int]?) async throws -> [R] {
-        guard executor.canAwaitServer(writing: .update) else {
-            return try await executor.perform(.write) { try self.updateReturning(keyPath, instance, columns: try columns()) }
-        }
-        var results: [R] = []
-        _ = try await writeUpdate(instance, columns: columns, plan: returningUpdatePlan(keyPath), idColumn: 1) {
-            results.append(try R(crudRow: $0, column: 0))
-        }
-        return results
+        try await executor.run(CRUDWriteOperation(update: plan, with: instance, columns: columns,
+                                                  returning: .init(keyPath) { try R(crudRow: $0, column: 0) })).rows
     }
 }
 
@@ -185,8 +177,8 @@ extension DeleteAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     @discardableResult
     public func delete() async throws -> Delete<OverAllForm, Self> {
-        guard executor.canAwaitServer(writing: .delete) else { return try await executor.perform(.write) { try self.delete() } }
-        return Delete(changedRows: try await executor.write(.delete, on: OverAllForm.crudSchema, plan: deletePlan))
+        let operation = CRUDWriteOperation<OverAllForm, DatabaseType.Configuration.Connection, Void>(delete: plan)
+        return Delete(changedRows: try await executor.run(operation).changedRows)
     }
 }
 
@@ -203,15 +195,7 @@ extension Table {
     /// it can await the server, else on a connection's queue.
     private func insertReturning<T>(_ instances: [A], columns: @escaping () throws -> [Int]?, returning: PartialKeyPath<A>?,
                                     _ read: @escaping (D.Configuration.Connection.Statement) throws -> T) async throws -> [T] {
-        guard executor.canAwaitServer(writing: .insert) else {
-            return try await executor.perform(.write) { try self.insertReturning(instances, columns: try columns(), returning: returning, read) }
-        }
-        // canAwaitServer(writing:) holds only where the dialect returns from inserts.
-        var results: [T] = []
-        results.reserveCapacity(instances.count)
-        _ = try await executor.insert(instances, columns: columns, oneRowEach: true, plan: Self.returningInsertPlan(returning),
-                                      idColumn: Self.returningIdColumn(returning), returnsRows: true) { results.append(try read($0)) }
-        return results
+        try await executor.run(CRUDInsertOperation(instances, columns: columns, returning: .init(returning, read: read))).rows
     }
 
     /// Inserts `instances` and returns the stored value of `returning` for each, in order.
@@ -324,15 +308,13 @@ extension Database {
     /// Runs one SQL statement; rows it returns are discarded.
     /// - Throws: `CRUDSQLExeError`.
     public func sql(_ sql: String, bindings: Bindings = []) async throws {
-        guard executor.canAwaitServer else { return try await executor.perform(.write) { try self.sql(sql, bindings: bindings) } }
-        try await executor.raw(sql, bindings, read: Self.discardRows)
+        try await executor.run(CRUDRawOperation(sql, bindings, reader: CRUDClosureReader(Self.discardRows)))
     }
 
     /// Runs one SQL statement and reads every row as `type`, matching columns by name.
     /// - Throws: `CRUDSQLExeError`, `CRUDDecoderError`.
     public func sql<A: CRUDModel>(_ sql: String, bindings: Bindings = [], _ type: A.Type) async throws -> [A] {
-        guard executor.canAwaitServer else { return try await executor.perform(.write) { try self.sql(sql, bindings: bindings, type) } }
-        return try await executor.raw(sql, bindings, read: { try Self.rows($0, as: A.self) })
+        try await executor.run(CRUDRawOperation(sql, bindings, reader: CRUDClosureReader { try Self.rows($0, as: A.self) }))
     }
 }
 
@@ -385,8 +367,7 @@ extension SelectAble {
     /// Whether the query has any result.
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     public func exists() async throws -> Bool {
-        guard executor.canAwaitServer else { return try await executor.perform(.read) { try self.exists() } }
-        return try await executor.query(.read, plan: { .exists(plan) }, read: { try $0.step() })
+        try await executor.run(CRUDQueryOperation.exists(plan))
     }
 
     /// The number of rows for each value of a column (`GROUP BY`).
@@ -403,18 +384,12 @@ extension SelectAble {
     }
 
     private func aggregate<Result: CRUDValue>(_ function: CRUDAggregate, _ keyPath: AnyKeyPath, as result: Result.Type) async throws -> Result? {
-        guard executor.canAwaitServer else { return try await executor.perform(.read) { try self.aggregate(function, keyPath, as: result) } }
-        return try await executor.query(.read, plan: { try aggregatePlan(function, of: keyPath, groupedBy: nil, as: Result.self) },
-                                        read: { try Self.aggregateValue(function, $0) })
+        try await executor.run(aggregateOperation(function, keyPath, as: result))
     }
 
     private func grouped<Key: CRUDValue & Hashable, Result: CRUDValue>(by key: AnyKeyPath, _ function: CRUDAggregate, of keyPath: AnyKeyPath?,
                                                                       as result: Result.Type) async throws -> [Key: Result] {
-        guard executor.canAwaitServer else {
-            return try await executor.perform(.read) { try self.grouped(by: key, function, of: keyPath, as: result) }
-        }
-        return try await executor.query(.read, plan: { try aggregatePlan(function, of: keyPath, groupedBy: key, as: Result.self) },
-                                        read: { try Self.groups($0) })
+        try await executor.run(groupedOperation(by: key, function, of: keyPath, as: result))
     }
 }
 

@@ -45,7 +45,7 @@ extension SelectAble {
         // instructions a row.
         let paged = try executor.building { try plan.paged(number, size: size) }
         return try executor.inSnapshot {
-            let total = try executor.count(paged.counted)
+            let total = try executor.run(CRUDQueryOperation.count(paged.counted))
             var items: [OverAllForm] = []
             let cursor: CRUDCursor<OverAllForm, DatabaseType.Configuration.Connection> = try executor.cursor(paged.rows, limit: paged.limit)
             try cursor.forEachRemaining { items.append($0) }

@@ -72,7 +72,7 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
     @inlinable
     @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func first(_ key: Key) throws -> Model? {
-        try run(first, key) { try CRUDExecutor<Connection>.readFirst($0) }
+        try executor.run(CRUDKeptQueryOperation(self, firstOnly: true, key: key, reader: CRUDFirstRowReader<Model, Connection>()))
     }
 
     /// Every row whose key equals `key`, in the query's order.
@@ -80,23 +80,26 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
     @inlinable
     @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func select(_ key: Key) throws -> [Model] {
-        try run(all, key) { try CRUDExecutor<Connection>.readAll($0) }
+        try executor.run(CRUDKeptQueryOperation(self, firstOnly: false, key: key, reader: CRUDAllRowsReader<Model, Connection>()))
     }
 
     /// Calls `body` with each row whose key equals `key` as it is read, without holding them all.
     /// - Throws: as `first(_:)`, or what `body` throws.
     @inlinable
     public func forEach(_ key: Key, _ body: (Model) throws -> Void) throws {
-        try run(all, key) { statement in
-            while try statement.step() {
-                let row: Model
-                do {
-                    row = try Model(crudRow: statement)
-                } catch let decoding as CRUDDecoderError {
-                    throw decoding.reading(Model.self)
+        // The reader runs before `forEach` returns.
+        try withoutActuallyEscaping(body) { body in
+            try executor.run(CRUDKeptQueryOperation(self, firstOnly: false, key: key, reader: CRUDClosureReader<Connection, Void> { statement in
+                while try statement.step() {
+                    let row: Model
+                    do {
+                        row = try Model(crudRow: statement)
+                    } catch let decoding as CRUDDecoderError {
+                        throw decoding.reading(Model.self)
+                    }
+                    try body(row)
                 }
-                try body(row)
-            }
+            }))
         }
     }
 
@@ -106,29 +109,14 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
     /// - Throws: as `first(_:)`.
     @inlinable
     public func first(_ key: Key) async throws -> Model? where Key: Sendable, Model: Sendable {
-        guard executor.canAwaitServer else { return try await executor.perform(.read) { try self.first(key) } }
-        let read: (Connection.Statement) throws -> Model? = CRUDExecutor<Connection>.readFirst
-        return try await executor.query(kept: first.slot, first.sql, bind: { try self.bind(first, key, to: &$0) }, read: read)
+        try await executor.run(CRUDKeptQueryOperation(self, firstOnly: true, key: key, reader: CRUDFirstRowReader<Model, Connection>()))
     }
 
     /// Every row whose key equals `key`, run as `first(_:)` is.
     /// - Throws: as `first(_:)`.
     @inlinable
     public func select(_ key: Key) async throws -> [Model] where Key: Sendable, Model: Sendable {
-        guard executor.canAwaitServer else { return try await executor.perform(.read) { try self.select(key) } }
-        let read: (Connection.Statement) throws -> [Model] = CRUDExecutor<Connection>.readAll
-        return try await executor.query(kept: all.slot, all.sql, bind: { try self.bind(all, key, to: &$0) }, read: read)
-    }
-
-    /// Runs `variant` with `key` bound on a session's kept statement, and `read` over its rows;
-    /// inlinable, so that it specializes with the connection's statement type in the caller.
-    @inlinable
-    func run<T>(_ variant: Variant, _ key: Key, _ read: (Connection.Statement) throws -> T) throws -> T {
-        try executor.query(kept: variant.slot, variant.sql) { statement in
-            var binder = statement
-            try bind(variant, key, to: &binder)
-            return try read(statement)
-        }
+        try await executor.run(CRUDKeptQueryOperation(self, firstOnly: false, key: key, reader: CRUDAllRowsReader<Model, Connection>()))
     }
 
     /// Binds `key` and `variant`'s own values. Always inlined: called as a function, with the

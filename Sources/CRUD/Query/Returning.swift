@@ -7,30 +7,9 @@ extension Table {
     /// are checked inside the executor's boundary.
     func insertReturning<T>(_ instances: [A], columns: @autoclosure () throws -> [Int]?, returning: PartialKeyPath<A>?,
                             _ read: (D.Configuration.Connection.Statement) throws -> T) throws -> [T] {
-        let dialect = executor.dialect
-        var results: [T] = []
-        results.reserveCapacity(instances.count)
-        _ = try executor.insert(instances, columns: {
-            try dialect.requireReturning(from: .insert)
-            return try columns()
-        }, oneRowEach: true, plan: Self.returningInsertPlan(returning), idColumn: Self.returningIdColumn(returning), returnsRows: true) {
-            results.append(try read($0))
+        try withoutActuallyEscaping(read) { read in
+            try executor.run(CRUDInsertOperation(instances, columns: columns, returning: .init(returning, read: read))).rows
         }
-        return results
-    }
-
-    /// The plan of a one-row insert that returns the column `returning` names, or the whole row
-    /// when it is `nil`, and what the observers need.
-    static func returningInsertPlan(_ returning: PartialKeyPath<A>?) -> (CRUDChangeCapture, Int, [Int]?) throws -> CRUDStatementPlan {
-        { capture, _, columns in
-            let returned = try returning.map { try A.crudColumns([$0], for: "returning") } ?? Array(A.crudSchema.columns.indices)
-            return .insert(A.crudSchema, columns: columns, rows: 1, returning: returned + capture.returning)
-        }
-    }
-
-    /// Where the returned row of such an insert has the id the observers need: after the returned columns.
-    static func returningIdColumn(_ returning: PartialKeyPath<A>?) -> Int {
-        returning == nil ? A.crudSchema.columns.count : 1
     }
 
     /// Inserts `instances` and returns the stored value of `returning` for each, in order.
@@ -139,22 +118,7 @@ extension UpdateAble {
     /// `keyPath` names of each; the key paths are checked inside the executor's boundary.
     func updateReturning<R: CRUDValue>(_ keyPath: KeyPath<OverAllForm, R>, _ instance: OverAllForm,
                                        columns: @autoclosure () throws -> [Int]?) throws -> [R] {
-        let dialect = executor.dialect
-        var results: [R] = []
-        _ = try writeUpdate(instance, columns: {
-            try dialect.requireReturning(from: .update)
-            return try columns()
-        }, plan: returningUpdatePlan(keyPath), idColumn: 1) { results.append(try R(crudRow: $0, column: 0)) }
-        return results
-    }
-
-    /// The plan of an update of the matching rows that returns the column `keyPath` names, and
-    /// what the observers need.
-    func returningUpdatePlan<R: CRUDValue>(_ keyPath: KeyPath<OverAllForm, R>) -> (CRUDChangeCapture, [Int]?) throws -> CRUDStatementPlan {
-        { capture, columns in
-            let returned = try OverAllForm.crudColumns([keyPath], for: "returning")
-            return .update(plan, columns: columns, returning: returned + capture.returning)
-        }
+        try executor.run(CRUDWriteOperation(update: plan, with: instance, columns: columns, returning: .init(keyPath) { try R(crudRow: $0, column: 0) })).rows
     }
 
     /// Updates the matching rows with every column and returns `returning` of each updated row.

@@ -56,7 +56,7 @@ extension SelectAble {
     /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`.
     @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func count() throws -> Int {
-        try executor.count(plan)
+        try executor.run(CRUDQueryOperation.count(plan))
     }
 
     /// The first result (with its joined children), or `nil` when there is none.
@@ -65,7 +65,7 @@ extension SelectAble {
     @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func first() throws -> OverAllForm? {
         guard plan.isJoinFree else { return try firstCursor().next() }
-        return try executor.firstRow(plan, as: OverAllForm.self)
+        return try executor.run(CRUDFirstRowOperation<OverAllForm, DatabaseType.Configuration.Connection>(plan))
     }
 
     /// A cursor over at most the first result.

@@ -44,15 +44,14 @@ extension Table {
     }
 
     func upsert(_ instances: [A], target keyPaths: [PartialKeyPath<A>], action: CRUDConflictAction<A>) throws -> Int {
-        try executor.upsert(instances) { try Self.upsertColumns(keyPaths, action) }
+        try executor.run(CRUDUpsertOperation<A, D.Configuration.Connection>(instances) { try Self.upsertColumns(keyPaths, action) })
     }
 
     /// `upsert(_:target:action:)` for an async caller: awaiting the server in the task where the
     /// database can, on the connection's queue otherwise.
     /// - Throws: as the synchronous form.
     func upsert(_ instances: [A], target keyPaths: [PartialKeyPath<A>], action: CRUDConflictAction<A>) async throws -> Int {
-        guard executor.awaitsUpserts else { return try await executor.perform(.write) { try self.upsert(instances, target: keyPaths, action: action) } }
-        return try await executor.upsert(instances) { try Self.upsertColumns(keyPaths, action) }
+        try await executor.run(CRUDUpsertOperation<A, D.Configuration.Connection>(instances) { try Self.upsertColumns(keyPaths, action) })
     }
 
     /// The columns of the conflict target `keyPaths`, and those `action` updates.

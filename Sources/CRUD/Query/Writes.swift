@@ -141,16 +141,8 @@ extension InsertAble {
     @inlinable
     func insertRows(_ instances: [InsertForm], columns: @autoclosure () throws -> [Int]?)
         throws -> Insert<InsertForm, Table<InsertForm, InsertDatabase>> {
-        let executor = insertionTable.executor
-        let lastInsertId = try executor.insert(instances, columns: columns, plan: Self.insertPlan)
-        return Insert(lastInsertId: lastInsertId)
-    }
-
-    /// The statement inserting `rows` rows of `columns` (every column when `nil`), returning the ids
-    /// `capture` wants.
-    @usableFromInline
-    static func insertPlan(_ capture: CRUDChangeCapture, rows: Int, columns: [Int]?) -> CRUDStatementPlan {
-        .insert(InsertForm.crudSchema, columns: columns, rows: rows, returning: capture.idColumn.map { [$0] } ?? [])
+        let operation = CRUDInsertOperation<InsertForm, InsertDatabase.Configuration.Connection, Void>(instances, columns: columns, returning: nil)
+        return Insert(lastInsertId: try insertionTable.executor.run(operation).lastInsertId)
     }
 }
 
@@ -191,57 +183,8 @@ extension UpdateAble {
     /// Updates the matching rows' `columns` (every column when `nil`), worked out inside the
     /// executor's boundary.
     func updateRows(_ instance: OverAllForm, columns: @autoclosure () throws -> [Int]?) throws -> Update<OverAllForm, Self> {
-        let changed = try writeUpdate(instance, columns: columns, plan: updatePlan, idsOf: { key in
-            .column(plan, key)
-        })
-        return Update(changedRows: changed)
-    }
-
-    /// The statement updating the matching rows' `columns`, returning the ids `capture` wants.
-    func updatePlan(_ capture: CRUDChangeCapture, columns: [Int]?) -> CRUDStatementPlan {
-        .update(plan, columns: columns, returning: capture.returning)
-    }
-
-    /// Updates the matching rows with `instance`'s `columns` as `executor.write` does, the
-    /// timestamps of a `CRUDTimestamped` model set (`CRUDStampedUpdate`).
-    func writeUpdate(_ instance: OverAllForm, columns: () throws -> [Int]?,
-                     plan: (CRUDChangeCapture, _ columns: [Int]?) throws -> CRUDStatementPlan,
-                     idsOf: ((Int) throws -> CRUDStatementPlan)? = nil,
-                     idColumn: Int = 0, row: (DatabaseType.Configuration.Connection.Statement) throws -> Void = { _ in }) throws -> Int {
-        let update = CRUDStampedUpdate(instance)
-        return try executor.write(.update, on: OverAllForm.crudSchema, columns: { try update.columns(columns) }, plan: plan, idsOf: idsOf,
-                                  bind: { try update.bind(&$0, $1) }, idColumn: idColumn, row: row)
-    }
-
-    /// The same awaiting the server, for an update that `canAwaitServer(writing: .update)`.
-    func writeUpdate(_ instance: OverAllForm, columns: () throws -> [Int]?,
-                     plan: (CRUDChangeCapture, _ columns: [Int]?) throws -> CRUDStatementPlan,
-                     idColumn: Int = 0, row: (DatabaseType.Configuration.Connection.Statement) throws -> Void = { _ in }) async throws -> Int {
-        let update = CRUDStampedUpdate(instance)
-        return try await executor.write(.update, on: OverAllForm.crudSchema, columns: { try update.columns(columns) }, plan: plan,
-                                        bind: { try update.bind(&$0, $1) }, idColumn: idColumn, row: row)
-    }
-}
-
-/// An instance as every update writes it, sync or async: its timestamps set (`CRUDTimestamped`),
-/// and its stamped `updatedAt` among the columns written.
-struct CRUDStampedUpdate<Model: CRUDModel> {
-    let instance: Model
-
-    init(_ instance: Model) {
-        self.instance = instance.crudStampedForUpdate()
-    }
-
-    /// The columns written for those `chosen` (every column when `nil`).
-    /// - Throws: what `chosen` throws.
-    func columns(_ chosen: () throws -> [Int]?) throws -> [Int]? {
-        Model.crudColumns(stamping: try chosen(), for: .update)
-    }
-
-    /// Binds the instance's written `columns`.
-    /// - Throws: `CRUDEncoderError`, `CRUDSQLExeError`.
-    func bind<Binder: CRUDBinder>(_ binder: inout Binder, _ columns: [Int]?) throws {
-        try instance.crudBind(columns: columns, to: &binder)
+        let operation = CRUDWriteOperation<OverAllForm, DatabaseType.Configuration.Connection, Void>(update: plan, with: instance, columns: columns)
+        return Update(changedRows: try executor.run(operation).changedRows)
     }
 }
 
@@ -251,13 +194,8 @@ extension DeleteAble {
     @discardableResult
     @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func delete() throws -> Delete<OverAllForm, Self> {
-        let changed = try executor.write(.delete, on: OverAllForm.crudSchema, plan: deletePlan)
-        return Delete(changedRows: changed)
-    }
-
-    /// The statement deleting the matching rows, returning the ids `capture` wants.
-    func deletePlan(_ capture: CRUDChangeCapture, columns: [Int]?) -> CRUDStatementPlan {
-        .delete(plan, returning: capture.returning)
+        let operation = CRUDWriteOperation<OverAllForm, DatabaseType.Configuration.Connection, Void>(delete: plan)
+        return Delete(changedRows: try executor.run(operation).changedRows)
     }
 }
 

@@ -104,6 +104,7 @@ struct CRUDStatementText {
     @usableFromInline let parameters: [CRUDDatabaseValue]
     @usableFromInline let firstParameter: Int
 
+    @usableFromInline
     init(_ sql: String, _ parameters: [CRUDDatabaseValue] = [], firstParameter: Int = 0) {
         self.sql = sql
         self.parameters = parameters
