@@ -41,13 +41,13 @@ extension CRUDSession {
         }
     }
 
-    /// `withOwnedStatement(_:_:_:)` awaiting the answer: `bind` binds this run's values, the task
+    /// `withOwnedStatement(_:_:)` awaiting the answer: `bind` binds this run's values, the task
     /// waits for the server, and `read` reads the rows.
     @inlinable
-    nonisolated(nonsending) func withOwnedStatement<T>(_ slot: CRUDStatementSlot, _ sql: String, bind: (inout Connection.Statement) throws -> Void,
+    nonisolated(nonsending) func withOwnedStatement<T>(_ slot: CRUDStatementSlot, bind: (inout Connection.Statement) throws -> Void,
                                                        read: (Connection.Statement) throws -> T) async throws -> T {
-        try await measured(sql) {
-            let statement = try await startOwnedAwaiting(slot, sql)
+        try await measured(slot.sql) {
+            let statement = try await startOwnedAwaiting(slot)
             let result: T
             do {
                 var binder = statement
@@ -96,23 +96,23 @@ extension CRUDSession {
         }
     }
 
-    /// `startOwned(_:_:)` preparing a statement the connection does not keep yet without blocking.
+    /// `startOwned(_:)` preparing a statement the connection does not keep yet without blocking.
     /// Inlinable, as `startOwned` is: unspecialized, finding the kept statement asked the runtime
     /// for its generic types' metadata, 820 instructions of a PostgreSQL lookup.
     /// - Throws: `CRUDSQLExeError`.
     @inlinable
-    nonisolated(nonsending) func startOwnedAwaiting(_ slot: CRUDStatementSlot, _ sql: String) async throws -> Connection.Statement {
+    nonisolated(nonsending) func startOwnedAwaiting(_ slot: CRUDStatementSlot) async throws -> Connection.Statement {
         try await ensureUsableAwaiting()
-        _ = try startRun(sql, ending: false)
+        _ = try startRun(slot.sql, ending: false)
         if let kept = keptStatement(slot) { return kept }
-        return try await keepPreparedAwaiting(sql, for: slot)
+        return try await keepPreparedAwaiting(slot)
     }
 
-    /// `sql` prepared without blocking, and kept for `slot`.
+    /// The slot's SQL prepared without blocking, and kept for it.
     /// - Throws: `CRUDSQLExeError`.
     @usableFromInline
-    nonisolated(nonsending) func keepPreparedAwaiting(_ sql: String, for slot: CRUDStatementSlot) async throws -> Connection.Statement {
-        keep(try await connection.prepareOwnedAwaiting(sql), for: slot)
+    nonisolated(nonsending) func keepPreparedAwaiting(_ slot: CRUDStatementSlot) async throws -> Connection.Statement {
+        keep(try await connection.prepareOwnedAwaiting(slot.sql), for: slot)
     }
 
     /// `prepared(_:_:firstParameter:)` preparing a statement the connection's cache lacks without blocking.

@@ -278,12 +278,12 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
         return try body()
     }
 
-    /// Runs `body` with the statement this connection keeps for a prepared query's `slot`, prepared
-    /// from `sql` the first time, and resets it afterwards: found by index, no text hashed.
+    /// Runs `body` with the statement this connection keeps for `slot`, prepared from the slot's
+    /// SQL the first time, and resets it afterwards: found by index, no text hashed.
     @inlinable
-    func withOwnedStatement<T>(_ slot: CRUDStatementSlot, _ sql: String, _ body: (Connection.Statement) throws -> T) throws -> T {
-        try measured(sql) {
-            let statement = try startOwned(slot, sql)
+    func withOwnedStatement<T>(_ slot: CRUDStatementSlot, _ body: (Connection.Statement) throws -> T) throws -> T {
+        try measured(slot.sql) {
+            let statement = try startOwned(slot)
             let result: T
             do {
                 result = try body(statement)
@@ -299,18 +299,18 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     /// The statement this connection keeps for `slot`, about to run: the session made usable first,
     /// and the run counted.
     @inlinable
-    func startOwned(_ slot: CRUDStatementSlot, _ sql: String) throws -> Connection.Statement {
+    func startOwned(_ slot: CRUDStatementSlot) throws -> Connection.Statement {
         try ensureUsable()
         statementsRun &+= 1
-        noteInTransaction(sql)
-        return try ownedStatement(slot, sql)
+        noteInTransaction(slot.sql)
+        return try ownedStatement(slot)
     }
 
-    /// The statement this connection keeps for `slot`, prepared from `sql` unless it is already.
+    /// The statement this connection keeps for `slot`, prepared from its SQL unless it is already.
     @inlinable
-    func ownedStatement(_ slot: CRUDStatementSlot, _ sql: String) throws -> Connection.Statement {
+    func ownedStatement(_ slot: CRUDStatementSlot) throws -> Connection.Statement {
         if let kept = keptStatement(slot) { return kept }
-        return keep(try connection.prepareOwned(sql), for: slot)
+        return keep(try connection.prepareOwned(slot.sql), for: slot)
     }
 
     /// The statement this connection keeps for `slot`, if it has one prepared for it.

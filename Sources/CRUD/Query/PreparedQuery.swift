@@ -29,9 +29,9 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
     /// One form of the query's SQL, with the statement slot that holds it on each connection.
     @usableFromInline
     struct Variant: Sendable {
-        @usableFromInline let sql: String
         /// The chain's own values, bound after the key (at position 0).
         @usableFromInline let parameters: [CRUDDatabaseValue]
+        /// The SQL, and where each connection keeps its statement.
         @usableFromInline let slot: CRUDStatementSlot
     }
 
@@ -60,7 +60,7 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
         keyed.filter = CRUDBooleanExpression(plan.filter.map { .and(condition, $0.node) } ?? condition)
         func variant(_ limit: CRUDQueryPlan.Limit?) throws -> Variant {
             let select = try executor.render(.select(keyed, limit: limit))
-            return Variant(sql: select.sql, parameters: Array(select.parameters.dropFirst()), slot: CRUDStatementSlot())
+            return Variant(parameters: Array(select.parameters.dropFirst()), slot: CRUDStatementSlot(select.sql))
         }
         all = try variant(plan.limit)
         first = try variant(plan.firstLimit)
@@ -119,29 +119,44 @@ public final class CRUDPreparedQuery<Model: CRUDModel, Key: CRUDValue, Connectio
         try await executor.run(CRUDKeptQueryOperation(self, firstOnly: false, key: key, reader: CRUDAllRowsReader<Model, Connection>()))
     }
 
-    /// Binds `key` and `variant`'s own values. Always inlined: called as a function, with the
-    /// variant passed in, it cost a lookup 28 instructions more (callgrind).
+    /// Binds `key` and the own values of the variant (`first`'s, else `all`'s). Always inlined, and
+    /// given which variant rather than a copy of it, whose three references a lookup retained and
+    /// released (see Benchmarks/README.md).
     /// - Throws: `CRUDSQLGenError` for a `nil` key; `CRUDEncoderError`.
     @inlinable @inline(__always)
-    func bind(_ variant: Variant, _ key: Key, to binder: inout Connection.Statement) throws {
+    func bind(_ key: Key, first isFirst: Bool, to binder: inout Connection.Statement) throws {
         if Key.crudIsOptional, try CRUDDatabaseValue(key) == .null {
             throw CRUDSQLGenError("a prepared query matching \"\(keyName)\" ran with nil, which = matches in no row; "
                 + "select with where(\\.\(keyName) == nil) instead, which means IS NULL")
         }
         try key.crudBind(to: &binder, at: 0)
-        for (offset, value) in variant.parameters.enumerated() { try value.bind(to: &binder, at: offset + 1) }
+        if isFirst {
+            try Self.bind(first.parameters, to: &binder)
+        } else {
+            try Self.bind(all.parameters, to: &binder)
+        }
+    }
+
+    /// Binds a variant's own values after the key.
+    /// - Throws: `CRUDEncoderError`.
+    @inlinable @inline(__always)
+    static func bind(_ parameters: [CRUDDatabaseValue], to binder: inout Connection.Statement) throws {
+        for (offset, value) in parameters.enumerated() { try value.bind(to: &binder, at: offset + 1) }
     }
 }
 
-/// Where a prepared query's statement sits on each connection: a small index, so a session finds
-/// the statement in an array without hashing, and a generation, so a statement prepared for a
-/// query that is gone is not taken for the one that got its index next.
+/// A statement each connection keeps, prepared on its first use: its SQL, and where it sits on
+/// each connection: a small index, so a session finds the statement in an array without hashing,
+/// and a generation, so a statement prepared for a query that is gone is not taken for the one
+/// that got its index next. One reference for the three, which a run passes along.
 @usableFromInline
 final class CRUDStatementSlot: Sendable {
+    @usableFromInline let sql: String
     @usableFromInline let index: Int
     @usableFromInline let generation: Int
 
-    init() {
+    init(_ sql: String) {
+        self.sql = sql
         (index, generation) = Self.allocator.take()
     }
 

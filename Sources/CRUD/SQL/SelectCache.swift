@@ -38,7 +38,7 @@ final class SelectCache: @unchecked Sendable {
 
         init(sql: String, cachedAs tokens: [Int]?, keyPaths: [AnyKeyPath] = []) {
             self.sql = sql
-            slot = tokens == nil ? nil : CRUDStatementSlot()
+            slot = tokens == nil ? nil : CRUDStatementSlot(sql)
             self.tokens = tokens ?? []
             self.keyPaths = keyPaths
         }

@@ -4,8 +4,6 @@
 @usableFromInline
 struct CRUDFirstRowOperation<Model: CRUDModel, Connection: CRUDConnection>: CRUDOperation {
     @usableFromInline let plan: CRUDQueryPlan
-    @usableFromInline var row: Model?
-    @usableFromInline var ran = false
     /// Whether the statement is a kept one, which the operation binds every value of.
     @usableFromInline var bindsValues = false
 
@@ -17,14 +15,12 @@ struct CRUDFirstRowOperation<Model: CRUDModel, Connection: CRUDConnection>: CRUD
     @inlinable var access: CRUDAccess { .read }
 
     @inlinable
-    mutating func next(_ executor: CRUDExecutor<Connection>, on session: CRUDSession<Connection>) throws -> CRUDStep {
-        guard !ran else { return .finished }
-        ran = true
+    mutating func next(_ executor: CRUDExecutor<Connection>, on session: CRUDSession<Connection>) throws -> CRUDStep<Model?> {
         // The values go to the session's buffer, which keeps its storage between reads.
         let query = try executor.firstQuery(plan, inTransaction: session.transactionDepth > 0, values: &session.rowReadValues)
         guard let slot = query.slot else { return .statement(CRUDStatementText(query.sql, session.rowReadValues)) }
         bindsValues = true
-        return .kept(slot, query.sql)
+        return .kept(slot)
     }
 
     @inlinable
@@ -35,9 +31,7 @@ struct CRUDFirstRowOperation<Model: CRUDModel, Connection: CRUDConnection>: CRUD
     }
 
     @inlinable
-    mutating func read(_ statement: Connection.Statement, on session: CRUDSession<Connection>) throws {
-        row = try CRUDExecutor<Connection>.readFirst(statement)
+    mutating func read(_ statement: Connection.Statement, on session: CRUDSession<Connection>) throws -> Model?? {
+        .some(try CRUDExecutor<Connection>.readFirst(statement))
     }
-
-    @inlinable var result: Model? { row }
 }

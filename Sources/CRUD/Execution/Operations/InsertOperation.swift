@@ -5,6 +5,9 @@
 /// rows as `read` reads them.
 @usableFromInline
 struct CRUDInsertOperation<Model: CRUDModel, Connection: CRUDConnection, Returned>: CRUDOperation {
+    /// What the caller gets: the last insert id's reader and the returned rows.
+    @usableFromInline typealias Result = (lastInsertId: () throws -> Int?, rows: [Returned])
+
     /// What an insert that returns values of each stored row returns: the column `keyPath` names,
     /// or the whole row when it is `nil`, as `read` reads it.
     @usableFromInline
@@ -60,7 +63,7 @@ struct CRUDInsertOperation<Model: CRUDModel, Connection: CRUDConnection, Returne
     }
 
     @usableFromInline
-    mutating func settle(_ executor: CRUDExecutor<Connection>) throws -> (lastInsertId: () throws -> Int?, rows: [Returned])? {
+    mutating func settle(_ executor: CRUDExecutor<Connection>) throws -> Result? {
         if let returning {
             try executor.dialect.requireReturning(from: .insert)
             returned = try returning.keyPath.map { try Model.crudColumns([$0], for: "returning") } ?? Array(Model.crudSchema.columns.indices)
@@ -72,7 +75,7 @@ struct CRUDInsertOperation<Model: CRUDModel, Connection: CRUDConnection, Returne
     }
 
     @inlinable
-    mutating func next(_ executor: CRUDExecutor<Connection>, on session: CRUDSession<Connection>) throws -> CRUDStep {
+    mutating func next(_ executor: CRUDExecutor<Connection>, on session: CRUDSession<Connection>) throws -> CRUDStep<Result> {
         if !started {
             started = true
             rows = Model.crudStampedForInsert(instances)
@@ -97,7 +100,7 @@ struct CRUDInsertOperation<Model: CRUDModel, Connection: CRUDConnection, Returne
             return .commit
         }
         if lastInsertId == nil { lastInsertId = executor.lastInsertId(after: session) }
-        return .finished
+        return .finished((lastInsertId!, results))
     }
 
     @inlinable
@@ -108,7 +111,7 @@ struct CRUDInsertOperation<Model: CRUDModel, Connection: CRUDConnection, Returne
     }
 
     @inlinable
-    mutating func read(_ statement: Connection.Statement, on session: CRUDSession<Connection>) throws {
+    mutating func read(_ statement: Connection.Statement, on session: CRUDSession<Connection>) throws -> Result? {
         if let returning {
             try session.stepInsert(statement, rows: count, in: Model.crudSchema.name, capture: capture, idColumn: idColumn, returnsRows: true,
                                    sql: sql) { results.append(try returning.read($0)) }
@@ -117,12 +120,11 @@ struct CRUDInsertOperation<Model: CRUDModel, Connection: CRUDConnection, Returne
                                    sql: sql) { _ in }
         }
         first += count
+        return nil
     }
 
     /// A full statement's rows are followed by as many again: the same statement runs once more.
     @inlinable var runsAgain: Bool {
         mutating get { count == perStatement && rows.count - first >= perStatement }
     }
-
-    @inlinable var result: (lastInsertId: () throws -> Int?, rows: [Returned]) { (lastInsertId!, results) }
 }

@@ -9,7 +9,6 @@ struct CRUDKeptQueryOperation<Model: CRUDModel, Key: CRUDValue, Reader: CRUDStat
     @usableFromInline let firstOnly: Bool
     @usableFromInline let key: Key
     @usableFromInline let reader: Reader
-    @usableFromInline var value: Reader.Value?
 
     @inlinable
     init(_ query: CRUDPreparedQuery<Model, Key, Connection>, firstOnly: Bool, key: Key, reader: Reader) {
@@ -22,20 +21,17 @@ struct CRUDKeptQueryOperation<Model: CRUDModel, Key: CRUDValue, Reader: CRUDStat
     @inlinable var access: CRUDAccess { .read }
 
     @inlinable
-    mutating func next(_ executor: CRUDExecutor<Connection>, on session: CRUDSession<Connection>) throws -> CRUDStep {
-        guard value == nil else { return .finished }
-        return firstOnly ? .kept(query.first.slot, query.first.sql) : .kept(query.all.slot, query.all.sql)
+    mutating func next(_ executor: CRUDExecutor<Connection>, on session: CRUDSession<Connection>) throws -> CRUDStep<Reader.Value> {
+        .kept(firstOnly ? query.first.slot : query.all.slot)
     }
 
     @inlinable
     mutating func bind(_ binder: inout Connection.Statement, on session: CRUDSession<Connection>) throws {
-        try query.bind(firstOnly ? query.first : query.all, key, to: &binder)
+        try query.bind(key, first: firstOnly, to: &binder)
     }
 
     @inlinable
-    mutating func read(_ statement: Connection.Statement, on session: CRUDSession<Connection>) throws {
-        value = try reader.read(statement)
+    mutating func read(_ statement: Connection.Statement, on session: CRUDSession<Connection>) throws -> Reader.Value? {
+        try reader.read(statement)
     }
-
-    @inlinable var result: Reader.Value { value! }
 }

@@ -24,10 +24,10 @@ protocol CRUDOperation {
     mutating func settle(_ executor: CRUDExecutor<Connection>) throws -> Result?
 
     /// What runs next on `session`, given what ran before: a statement, a transaction level, or
-    /// nothing more.
+    /// nothing more, with the result.
     /// - Throws: `CRUDSQLGenError` for a mistake found deciding (the chain's, rendered here);
     ///   `CRUDSQLExeError`.
-    mutating func next(_ executor: CRUDExecutor<Connection>, on session: CRUDSession<Connection>) throws -> CRUDStep
+    mutating func next(_ executor: CRUDExecutor<Connection>, on session: CRUDSession<Connection>) throws -> CRUDStep<Result>
 
     /// Binds the operation's own values to the statement `next` asked for, after the values the
     /// step itself carries. Mutating, as `runsAgain` is, so that the runner reaches the operation in
@@ -36,9 +36,11 @@ protocol CRUDOperation {
     mutating func bind(_ binder: inout Connection.Statement, on session: CRUDSession<Connection>) throws
 
     /// Steps the statement `next` asked for, which the runner has run (or whose first step runs
-    /// it), and reads its rows.
+    /// it), and reads its rows: the operation's result when this read completes it (a read of one
+    /// statement, whose runner then returns at once, without a copy of the rows or another turn),
+    /// `nil` when the operation goes on.
     /// - Throws: `CRUDSQLExeError`, `CRUDDecoderError`.
-    mutating func read(_ statement: Connection.Statement, on session: CRUDSession<Connection>) throws
+    mutating func read(_ statement: Connection.Statement, on session: CRUDSession<Connection>) throws -> Result?
 
     /// Whether the operation goes on after `failure` of the statement of an `.attempt` step (an
     /// upsert's insert that collided with a stored row); `false` throws it.
@@ -46,11 +48,9 @@ protocol CRUDOperation {
 
     /// Whether the statement of the `.statement` step just read runs once more, reset and bound
     /// with the operation's next values: an insert's next rows of the same count, the next row of
-    /// an upsert. Prepared and logged once, it costs a run and no more.
+    /// an upsert. Prepared and logged once, it costs a run and no more. Asked of operations whose
+    /// reads give no result.
     var runsAgain: Bool { mutating get }
-
-    /// What the operation gives its caller, once `next` said `.finished`.
-    var result: Result { get }
 }
 
 extension CRUDOperation {
@@ -73,13 +73,13 @@ extension CRUDOperation {
 
 /// What an operation asks its runner to do next.
 @usableFromInline
-enum CRUDStep {
+enum CRUDStep<Result> {
     /// Prepare the text's SQL (from the connection's cache), bind its parameters, then the
     /// operation's own values, run it and let the operation read it.
     case statement(CRUDStatementText)
     /// The same with the statement the connection keeps at `slot`, prepared from the SQL on its
     /// first use and found by index afterwards; the operation binds every value.
-    case kept(CRUDStatementSlot, String)
+    case kept(CRUDStatementSlot)
     /// The same, but a failure the operation handles (`handle(_:)`) goes to it instead of being
     /// thrown; the database undid the failed statement, and its recorded changes are dropped.
     case attempt(CRUDStatementText)
@@ -91,8 +91,8 @@ enum CRUDStep {
     case begin(TransactionMode)
     /// Commit the innermost level the operation opened.
     case commit
-    /// Nothing more: the operation's `result` is ready.
-    case finished
+    /// Nothing more: the operation gives its caller `Result`.
+    case finished(Result)
 }
 
 /// How an operation reads a statement's rows into what it returns.

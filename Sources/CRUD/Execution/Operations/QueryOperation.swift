@@ -7,7 +7,6 @@ struct CRUDQueryOperation<Reader: CRUDStatementReader>: CRUDOperation {
     /// The statement's plan, or the mistake found making it (thrown inside the runner's boundary).
     @usableFromInline let plan: Swift.Result<CRUDStatementPlan, any Error>
     @usableFromInline let reader: Reader
-    @usableFromInline var value: Reader.Value?
 
     /// The operation of `plan`'s statement, read by `reader`.
     @inlinable
@@ -19,17 +18,14 @@ struct CRUDQueryOperation<Reader: CRUDStatementReader>: CRUDOperation {
     @inlinable var access: CRUDAccess { .read }
 
     @inlinable
-    mutating func next(_ executor: CRUDExecutor<Connection>, on session: CRUDSession<Connection>) throws -> CRUDStep {
-        guard value == nil else { return .finished }
-        return .statement(try executor.render(try plan.get()))
+    mutating func next(_ executor: CRUDExecutor<Connection>, on session: CRUDSession<Connection>) throws -> CRUDStep<Reader.Value> {
+        .statement(try executor.render(try plan.get()))
     }
 
     @inlinable
-    mutating func read(_ statement: Connection.Statement, on session: CRUDSession<Connection>) throws {
-        value = try reader.read(statement)
+    mutating func read(_ statement: Connection.Statement, on session: CRUDSession<Connection>) throws -> Reader.Value? {
+        try reader.read(statement)
     }
-
-    @inlinable var result: Reader.Value { value! }
 }
 
 extension CRUDQueryOperation {

@@ -19,18 +19,18 @@ struct CRUDRawOperation<Reader: CRUDStatementReader>: CRUDOperation {
     @inlinable var access: CRUDAccess { .write }
 
     @inlinable
-    mutating func next(_ executor: CRUDExecutor<Connection>, on session: CRUDSession<Connection>) throws -> CRUDStep {
-        guard value == nil else {
+    mutating func next(_ executor: CRUDExecutor<Connection>, on session: CRUDSession<Connection>) throws -> CRUDStep<Reader.Value> {
+        // Refused once the statement is done, so that it is logged and measured as it ran.
+        if let value {
             try session.checkRawTransactionControl(sql)
-            return .finished
+            return .finished(value)
         }
         return .statement(try executor.render(.raw(sql, bindings)))
     }
 
     @inlinable
-    mutating func read(_ statement: Connection.Statement, on session: CRUDSession<Connection>) throws {
+    mutating func read(_ statement: Connection.Statement, on session: CRUDSession<Connection>) throws -> Reader.Value? {
         value = try reader.read(statement)
+        return nil
     }
-
-    @inlinable var result: Reader.Value { value! }
 }

@@ -2,7 +2,6 @@
 @usableFromInline
 struct CRUDRowsOperation<Model: CRUDModel, Connection: CRUDConnection>: CRUDOperation {
     @usableFromInline let plan: CRUDQueryPlan
-    @usableFromInline var rows: [Model]?
 
     @inlinable
     init(_ plan: CRUDQueryPlan) {
@@ -12,16 +11,13 @@ struct CRUDRowsOperation<Model: CRUDModel, Connection: CRUDConnection>: CRUDOper
     @inlinable var access: CRUDAccess { .read }
 
     @inlinable
-    mutating func next(_ executor: CRUDExecutor<Connection>, on session: CRUDSession<Connection>) throws -> CRUDStep {
-        guard rows == nil else { return .finished }
+    mutating func next(_ executor: CRUDExecutor<Connection>, on session: CRUDSession<Connection>) throws -> CRUDStep<[Model]> {
         let query = try executor.selectQuery(plan, inTransaction: session.transactionDepth > 0)
         return .statement(CRUDStatementText(query.sql, query.parameters))
     }
 
     @inlinable
-    mutating func read(_ statement: Connection.Statement, on session: CRUDSession<Connection>) throws {
-        rows = try CRUDExecutor<Connection>.readAll(statement)
+    mutating func read(_ statement: Connection.Statement, on session: CRUDSession<Connection>) throws -> [Model]? {
+        try CRUDExecutor<Connection>.readAll(statement)
     }
-
-    @inlinable var result: [Model] { rows! }
 }

@@ -47,29 +47,33 @@ extension CRUDExecutor {
             while true {
                 switch try operation.next(self, on: session) {
                 case let .statement(text):
-                    try session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter) { statement in
+                    let result = try session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter) { statement in
                         var binder = statement
                         try operation.bind(&binder, on: session)
-                        try operation.read(statement, on: session)
+                        var result = try operation.read(statement, on: session)
                         while operation.runsAgain {
                             try statement.reset()
                             try operation.bind(&binder, on: session)
-                            try operation.read(statement, on: session)
+                            result = try operation.read(statement, on: session)
                         }
+                        return result
                     }
-                case let .kept(slot, sql):
-                    try session.withOwnedStatement(slot, sql) { statement in
+                    if let result { return result }
+                case let .kept(slot):
+                    let result = try session.withOwnedStatement(slot) { statement in
                         var binder = statement
                         try operation.bind(&binder, on: session)
-                        try operation.read(statement, on: session)
+                        return try operation.read(statement, on: session)
                     }
+                    if let result { return result }
                 case let .attempt(text):
                     do {
-                        try session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter) { statement in
+                        let result = try session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter) { statement in
                             var binder = statement
                             try operation.bind(&binder, on: session)
-                            try operation.read(statement, on: session)
+                            return try operation.read(statement, on: session)
                         }
+                        if let result { return result }
                     } catch let failure as CRUDSQLExeError where operation.handle(failure) {}
                 case let .uniqueKeys(table, columns):
                     _ = try session.uniqueKeys(of: table, exactly: columns)
@@ -79,8 +83,8 @@ extension CRUDExecutor {
                 case .commit:
                     try session.commit()
                     opened -= 1
-                case .finished:
-                    return operation.result
+                case let .finished(result):
+                    return result
                 }
             }
         } catch {
@@ -99,17 +103,20 @@ extension CRUDExecutor {
             while true {
                 switch try operation.next(self, on: session) {
                 case let .statement(text):
-                    try await session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter,
-                                                    bind: { try operation.bind(&$0, on: session) },
-                                                    read: { try operation.read($0, on: session) }, again: { operation.runsAgain })
-                case let .kept(slot, sql):
-                    try await session.withOwnedStatement(slot, sql, bind: { try operation.bind(&$0, on: session) },
-                                                         read: { try operation.read($0, on: session) })
+                    let result = try await session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter,
+                                                                 bind: { try operation.bind(&$0, on: session) },
+                                                                 read: { try operation.read($0, on: session) }, again: { operation.runsAgain })
+                    if let result { return result }
+                case let .kept(slot):
+                    let result = try await session.withOwnedStatement(slot, bind: { try operation.bind(&$0, on: session) },
+                                                                      read: { try operation.read($0, on: session) })
+                    if let result { return result }
                 case let .attempt(text):
                     do {
-                        try await session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter,
-                                                        bind: { try operation.bind(&$0, on: session) },
-                                                        read: { try operation.read($0, on: session) })
+                        let result = try await session.withStatement(text.sql, text.parameters, firstParameter: text.firstParameter,
+                                                                     bind: { try operation.bind(&$0, on: session) },
+                                                                     read: { try operation.read($0, on: session) })
+                        if let result { return result }
                     } catch let failure as CRUDSQLExeError where operation.handle(failure) {}
                 case let .uniqueKeys(table, columns):
                     _ = try await session.uniqueKeysAwaiting(of: table, exactly: columns)
@@ -119,8 +126,8 @@ extension CRUDExecutor {
                 case .commit:
                     try await session.commit()
                     opened -= 1
-                case .finished:
-                    return operation.result
+                case let .finished(result):
+                    return result
                 }
             }
         } catch {

@@ -86,7 +86,7 @@ struct CRUDUpsertOperation<Model: CRUDModel, Connection: CRUDConnection>: CRUDOp
     }
 
     @usableFromInline
-    mutating func next(_ executor: CRUDExecutor<Connection>, on session: CRUDSession<Connection>) throws -> CRUDStep {
+    mutating func next(_ executor: CRUDExecutor<Connection>, on session: CRUDSession<Connection>) throws -> CRUDStep<Int> {
         let schema = Model.crudSchema
         if !started {
             if !askedKeys, session.foundKeys(of: schema.name, exactly: names) == nil {
@@ -127,11 +127,11 @@ struct CRUDUpsertOperation<Model: CRUDModel, Connection: CRUDConnection>: CRUDOp
             inTransaction = false
             return .commit
         }
-        return .finished
+        return .finished(written)
     }
 
     /// The next statement of MySQL's row-by-row upsert; `nil` once every row is written.
-    mutating func nextRowByRow(_ executor: CRUDExecutor<Connection>) throws -> CRUDStep? {
+    mutating func nextRowByRow(_ executor: CRUDExecutor<Connection>) throws -> CRUDStep<Int>? {
         while row < rows.count {
             guard rowStarted else {
                 rowStarted = true
@@ -180,7 +180,7 @@ struct CRUDUpsertOperation<Model: CRUDModel, Connection: CRUDConnection>: CRUDOp
     }
 
     @usableFromInline
-    mutating func read(_ statement: Connection.Statement, on session: CRUDSession<Connection>) throws {
+    mutating func read(_ statement: Connection.Statement, on session: CRUDSession<Connection>) throws -> Int? {
         let table = Model.crudSchema.name
         switch current {
         case .upsert:
@@ -208,6 +208,7 @@ struct CRUDUpsertOperation<Model: CRUDModel, Connection: CRUDConnection>: CRUDOp
             if let selectedIDs { session.record(.update, in: table, ids: selectedIDs) }
             rowUpdated = true
         }
+        return nil
     }
 
     /// A failed insert of MySQL's row by row that collided with a stored row on a unique key: the
@@ -223,6 +224,4 @@ struct CRUDUpsertOperation<Model: CRUDModel, Connection: CRUDConnection>: CRUDOp
     @inlinable var runsAgain: Bool {
         mutating get { current == .upsert && row < rows.count }
     }
-
-    @inlinable var result: Int { written }
 }

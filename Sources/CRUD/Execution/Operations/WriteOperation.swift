@@ -4,6 +4,9 @@
 /// table changed. An update that returns a column of each row it changes reads it with `read`.
 @usableFromInline
 struct CRUDWriteOperation<Model: CRUDModel, Connection: CRUDConnection, Returned>: CRUDOperation {
+    /// What the caller gets: the number of rows changed and the returned rows.
+    @usableFromInline typealias Result = (changedRows: Int, rows: [Returned])
+
     /// What an update that returns a column of each changed row returns, as `read` reads it.
     @usableFromInline
     struct Returning {
@@ -67,7 +70,7 @@ struct CRUDWriteOperation<Model: CRUDModel, Connection: CRUDConnection, Returned
     }
 
     @usableFromInline
-    mutating func settle(_ executor: CRUDExecutor<Connection>) throws -> (changedRows: Int, rows: [Returned])? {
+    mutating func settle(_ executor: CRUDExecutor<Connection>) throws -> Result? {
         if let returning {
             try executor.dialect.requireReturning(from: .update)
             returned = try Model.crudColumns([returning.keyPath], for: "returning")
@@ -77,7 +80,7 @@ struct CRUDWriteOperation<Model: CRUDModel, Connection: CRUDConnection, Returned
     }
 
     @usableFromInline
-    mutating func next(_ executor: CRUDExecutor<Connection>, on session: CRUDSession<Connection>) throws -> CRUDStep {
+    mutating func next(_ executor: CRUDExecutor<Connection>, on session: CRUDSession<Connection>) throws -> CRUDStep<Result> {
         if !started {
             started = true
             capture = session.changeCapture(for: Model.crudSchema, writing: kind)
@@ -105,7 +108,7 @@ struct CRUDWriteOperation<Model: CRUDModel, Connection: CRUDConnection, Returned
             session.record(kind, in: Model.crudSchema.name, ids: selectedIDs ?? [])
             return .commit
         }
-        return .finished
+        return .finished((changedRows, results))
     }
 
     @inlinable
@@ -116,10 +119,10 @@ struct CRUDWriteOperation<Model: CRUDModel, Connection: CRUDConnection, Returned
     }
 
     @inlinable
-    mutating func read(_ statement: Connection.Statement, on session: CRUDSession<Connection>) throws {
+    mutating func read(_ statement: Connection.Statement, on session: CRUDSession<Connection>) throws -> Result? {
         guard written else {
             while try statement.step() { selectedIDs?.append(Int(try statement.readInt64(0))) }
-            return
+            return nil
         }
         let writing = selectedIDs == nil ? capture : .unobserved
         if let returning {
@@ -130,7 +133,6 @@ struct CRUDWriteOperation<Model: CRUDModel, Connection: CRUDConnection, Returned
             try session.step(statement, writing: kind, in: Model.crudSchema.name, capture: writing)
         }
         changedRows = statement.changedRows
+        return nil
     }
-
-    @inlinable var result: (changedRows: Int, rows: [Returned]) { (changedRows, results) }
 }
