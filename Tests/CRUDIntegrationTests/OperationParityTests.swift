@@ -59,7 +59,7 @@ struct OperationParityTests {
         #expect(blocking == awaiting, "\(name):\n  blocking: \(blocking)\n  awaiting: \(awaiting)")
     }
 
-    @Test("reads: select, first, count, exists, aggregates, groups, pages, prepared queries, raw SQL, ping", arguments: Backend.all)
+    @Test("reads: select, first, count, exists, aggregates, groups, pages, prepared queries, raw SQL, ping; joined selects, firsts and pages, in a transaction too", arguments: Backend.all)
     func reads(_ backend: Backend) async throws {
         try await reads(backend.open())
     }
@@ -95,6 +95,25 @@ struct OperationParityTests {
                           { "\(try await db.sql(raw, bindings: [1], Chore.self).map(\.id))" })
         try await compare("raw", { try db.sql(raw, bindings: [2]); return "" }, { try await db.sql(raw, bindings: [2]); return "" })
         try await compare("ping", { try db.ping(); return "" }, { try await db.ping(); return "" })
+
+        try await db.create(Shelf.self, policy: .dropTable)
+        try await db.create(Book.self, policy: .dropTable)
+        try await db.table(Shelf.self).insert((1 ... 4).map { Shelf(id: $0, bookCount: $0 % 3) })
+        try await db.table(Book.self).insert((1 ... 9).map { Book(id: $0, shelfId: $0 % 3 + 1) })
+        let shelves = try db.table(Shelf.self).order(by: \.id).join(\.books, on: \.id, equals: \.shelfId)
+        func described(_ shelves: [Shelf]) -> String {
+            "\(shelves.map { "\($0.id): \(($0.books ?? []).map(\.id).sorted())" })"
+        }
+        try await compare("joined select", { described(try shelves.select().rows) }, { described(try await shelves.select().rows) })
+        try await compare("joined first", { described(try shelves.first().map { [$0] } ?? []) },
+                          { described(try await shelves.first().map { [$0] } ?? []) })
+        try await compare("joined page", { let page = try shelves.page(2, size: 2); return "\(described(page.items)) \(page.total)" },
+                          { let page = try await shelves.page(2, size: 2); return "\(described(page.items)) \(page.total)" })
+        try await compare("joined page in a transaction", {
+            try db.transaction { let page = try shelves.page(1, size: 3); return "\(described(page.items)) \(page.total)" }
+        }, {
+            try await db.transaction { _ in let page = try await shelves.page(1, size: 3); return "\(described(page.items)) \(page.total)" }
+        })
         try await db.shutdown()
     }
 

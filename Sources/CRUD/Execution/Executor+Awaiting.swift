@@ -1,8 +1,7 @@
 /// Async calls on a driver that executes without blocking (PostgreSQL's, MySQL's): they run in the
 /// caller's own task, which suspends while it waits for a connection (or its transaction's,
 /// `CRUDSessionGate`) and for the server's answer (`CRUDEventLoop`), so no thread is held for it,
-/// and reads the rows from the answer. The awaiting runner comes here (`awaiting`), as do the
-/// joined selects and pages that are not operations yet.
+/// and reads the rows from the answer. The awaiting runner comes here (`awaiting`).
 ///
 /// These frames, the session's awaiting forms, the drivers' waits and the async closures they pass
 /// each other run on their caller's executor (`nonisolated(nonsending)`), as `perform`'s do: the
@@ -67,52 +66,6 @@ extension CRUDExecutor {
         typed(try await pool.lease(access, hold: .acrossSuspension))
     }
 
-    /// Every row of a `plan` that joins, at most `limit` (the plan's own when `nil`), awaiting the
-    /// server: each join's children read first, then the root rows, all in one snapshot (the
-    /// caller's transaction, or a read-only one of their own), as the cursor reads them.
-    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError` naming the model.
-    @inlinable
-    nonisolated(nonsending) func joinedRows<Model: CRUDModel>(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit? = nil,
-                                                              as model: Model.Type) async throws -> [Model] {
-        try await awaiting(.read) { session in
-            let limit = limit ?? plan.limit
-            let query = try selectQuery(plan, limit: limit, inTransaction: session.transactionDepth > 0)
-            return try await inSnapshot(on: session) { try await readRows(of: plan, query, limit: limit, on: session) }
-        }
-    }
-
-    /// The rows `query` selects of `plan`, at most `limit`, read on `session` awaiting the server:
-    /// for a plan that joins, each join's children first.
-    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError` naming the model.
-    @inlinable
-    nonisolated(nonsending) func readRows<Model: CRUDModel>(of plan: CRUDQueryPlan,
-                                                            _ query: (sql: String, parameters: [CRUDDatabaseValue]),
-                                                            limit: CRUDQueryPlan.Limit?, on session: CRUDSession<Connection>) async throws -> [Model] {
-        guard !plan.isJoinFree else { return try await session.withStatement(query.sql, query.parameters, read: Self.readAll) }
-        let joins = try await preloadedChildren(plan, limit: limit, on: session)
-        return try await session.withStatement(query.sql, query.parameters, read: { try Self.readAll($0, joins: joins) })
-    }
-
-    /// Runs `body`, whose statements read, in one snapshot on `session`: its transaction, or a
-    /// read-only one of their own.
-    /// - Throws: what `body` throws; `CRUDSQLExeError` when the snapshot's transaction fails.
-    @usableFromInline
-    nonisolated(nonsending) func inSnapshot<T>(on session: CRUDSession<Connection>,
-                                               _ body: nonisolated(nonsending) () async throws -> T) async throws -> T {
-        session.transactionDepth > 0 ? try await body() : try await session.transaction(dialect.snapshotTransaction, body)
-    }
-
-    /// The children of each relation `plan` joins, of the root rows within `limit`, read now,
-    /// awaiting the server.
-    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError` naming the child model.
-    @usableFromInline
-    nonisolated(nonsending) func preloadedChildren(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit?, on session: CRUDSession<Connection>) async throws
-        -> [JoinedChildren<Connection>?] {
-        let joins = try joinedChildren(plan, limit: limit, on: session)
-        for join in plan.joins { try await joins[join.relation]?.preload(join.model) }
-        return joins
-    }
-
     /// The checked plan's SQL for all its rows and the values it binds, on a session in a
     /// transaction or not.
     /// - Throws: `CRUDSQLGenError`.
@@ -123,22 +76,4 @@ extension CRUDExecutor {
         return try SelectCache.shared.select(plan, limit: limit ?? plan.limit, dialect: selectDialect)
     }
 
-    /// `page(_:size:)` awaiting the server: the count of `paged`'s rows and the page's rows (of root
-    /// rows with their children, for a query that joins), read in one snapshot (the caller's
-    /// transaction, or a read-only one of their own).
-    /// - Throws: `CRUDSQLGenError`, `CRUDSQLExeError`, `CRUDDecoderError` naming the model.
-    @inlinable
-    nonisolated(nonsending) func page<Model: CRUDModel>(_ paged: (rows: CRUDQueryPlan, limit: CRUDQueryPlan.Limit, counted: CRUDQueryPlan),
-                                                        number: Int, size: Int, as model: Model.Type) async throws -> CRUDPage<Model> {
-        try await awaiting(.read) { session in
-            let query = try selectQuery(paged.rows, limit: paged.limit, inTransaction: session.transactionDepth > 0)
-            return try await inSnapshot(on: session) {
-                let counted = try render(.count(paged.counted))
-                let total = try await session.withStatement(counted.sql, counted.parameters, firstParameter: counted.firstParameter,
-                                                            read: Self.readCount)
-                let items: [Model] = try await readRows(of: paged.rows, query, limit: paged.limit, on: session)
-                return CRUDPage(items: items, total: total, number: number, size: size)
-            }
-        }
-    }
 }

@@ -22,18 +22,6 @@ extension CRUDExecutor {
         }
     }
 
-    /// Runs `body`, whose calls only read, so that they all read one snapshot of the database: in
-    /// the caller's transaction, else in a read-only transaction of their own on one session.
-    @usableFromInline
-    func inSnapshot<T>(_ body: () throws -> T) throws -> T {
-        try reporting {
-            if let bound = boundSession() {
-                return try bound.locked { bound.transactionDepth > 0 ? try body() : try bound.transaction(dialect.snapshotTransaction, body) }
-            }
-            return try transactionOnLeasedSession(.read, dialect.snapshotTransaction, body)
-        }
-    }
-
     /// Begins a transaction that stays open across calls (a savepoint inside one) on the one
     /// connection of a child or an in-memory database.
     /// - Throws: `CRUDSQLGenError` for a pooled database; `CRUDSQLExeError`.

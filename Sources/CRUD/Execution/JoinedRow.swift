@@ -60,16 +60,19 @@ final class JoinedChildren<Connection: CRUDConnection> {
         try session.withStatement(sql, parameters) { try group($0, as: Child.self) }
     }
 
-    /// Loads the children of the join's declared `model` before the root rows are read, awaiting
-    /// the server: for a read whose root rows come from an answer already in.
-    /// - Throws: `CRUDSQLExeError`, `CRUDDecoderError`.
-    nonisolated(nonsending) func preload(_ model: any CRUDModel.Type) async throws {
-        groups = try await preloaded(model)
+    /// Groups the children the child query's `statement` reads as the join's declared `model`,
+    /// before the root rows are read: an operation's read, which does no I/O of its own, in either
+    /// runner. The model's type is opened here, so these rows are read through generic code, where a
+    /// cursor's are read specialized in the caller's module.
+    /// - Throws: `CRUDSQLExeError`, `CRUDDecoderError` naming the child model.
+    @usableFromInline
+    func load(from statement: Connection.Statement, as model: any CRUDModel.Type) throws {
+        groups = try grouped(statement, as: model)
     }
 
     /// The groups as `groups` keeps them, so that `model`'s type is opened for the call.
-    private nonisolated(nonsending) func preloaded<Child: CRUDModel>(_: Child.Type) async throws -> AnyObject {
-        try await session.withStatement(sql, parameters, read: { try group($0, as: Child.self) })
+    private func grouped<Child: CRUDModel>(_ statement: Connection.Statement, as _: Child.Type) throws -> AnyObject {
+        try group(statement, as: Child.self)
     }
 
     /// Groups the rows of the child query, which `statement` runs, keeping at most the join's limit

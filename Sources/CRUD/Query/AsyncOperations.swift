@@ -4,8 +4,7 @@
 // without blocking (PostgreSQL, MySQL) where the operation can; else the blocking runner on a
 // thread of the library's, or on the caller's own thread where the driver allows it
 // (`CRUDExecutor.perform`). Inside `transaction { tx in … }` they run on the transaction's
-// connection. Joined selects, pages, and schema changes still choose between `perform` and their
-// awaiting entries here.
+// connection. Schema changes still choose between `perform` and their awaiting entries.
 //
 // The operations capture the chain and the caller's model values; the caller is suspended until
 // they have run, so nothing else touches those values meanwhile.
@@ -16,8 +15,7 @@ extension SelectAble {
     @inlinable
     public func select() async throws -> Select<OverAllForm, Self> {
         guard plan.isJoinFree else {
-            guard executor.canAwaitServer else { return try await executor.perform(.read) { try self.select() } }
-            return Select(rows: try await executor.joinedRows(plan, as: OverAllForm.self))
+            return Select(rows: try await executor.run(CRUDSnapshotRowsOperation<OverAllForm, DatabaseType.Configuration.Connection>(plan)).rows)
         }
         return Select(rows: try await executor.run(CRUDRowsOperation<OverAllForm, DatabaseType.Configuration.Connection>(plan)))
     }
@@ -41,8 +39,8 @@ extension SelectAble {
     @inlinable
     public func first() async throws -> OverAllForm? {
         guard plan.isJoinFree else {
-            guard executor.canAwaitServer else { return try await executor.perform(.read) { try self.first() } }
-            return try await executor.joinedRows(plan, limit: plan.firstLimit, as: OverAllForm.self).first
+            return try await executor.run(CRUDSnapshotRowsOperation<OverAllForm, DatabaseType.Configuration.Connection>(
+                plan, limit: plan.firstLimit)).rows.first
         }
         return try await executor.run(CRUDFirstRowOperation<OverAllForm, DatabaseType.Configuration.Connection>(plan))
     }

@@ -44,13 +44,9 @@ extension SelectAble {
         // specialized in the caller's module, not through generic code at a few thousand
         // instructions a row.
         let paged = try executor.building { try plan.paged(number, size: size) }
-        return try executor.inSnapshot {
-            let total = try executor.run(CRUDQueryOperation.count(paged.counted))
-            var items: [OverAllForm] = []
-            let cursor: CRUDCursor<OverAllForm, DatabaseType.Configuration.Connection> = try executor.cursor(paged.rows, limit: paged.limit)
-            try cursor.forEachRemaining { items.append($0) }
-            return CRUDPage(items: items, total: total, number: number, size: size)
-        }
+        let page = try executor.run(CRUDSnapshotRowsOperation<OverAllForm, DatabaseType.Configuration.Connection>(
+            paged.rows, limit: paged.limit, counting: paged.counted))
+        return CRUDPage(items: page.rows, total: page.total, number: number, size: size)
     }
 
     /// The same, waiting for a connection without blocking a thread (and, on PostgreSQL and MySQL,
@@ -58,9 +54,10 @@ extension SelectAble {
     /// - Throws: as the synchronous form.
     @inlinable
     public func page(_ number: Int, size: Int) async throws -> CRUDPage<OverAllForm> {
-        guard executor.canAwaitServer else { return try await executor.perform(.read) { try self.page(number, size: size) } }
         let paged = try executor.building { try plan.paged(number, size: size) }
-        return try await executor.page(paged, number: number, size: size, as: OverAllForm.self)
+        let page = try await executor.run(CRUDSnapshotRowsOperation<OverAllForm, DatabaseType.Configuration.Connection>(
+            paged.rows, limit: paged.limit, counting: paged.counted))
+        return CRUDPage(items: page.rows, total: page.total, number: number, size: size)
     }
 }
 

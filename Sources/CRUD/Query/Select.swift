@@ -27,11 +27,10 @@ extension SelectAble {
     @inlinable
     @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func select() throws -> Select<OverAllForm, Self> {
-        // `cursor()` and the cursor hand their own errors to `didFail`.
-        let cursor = try cursor()
-        var rows: [OverAllForm] = []
-        try cursor.forEachRemaining { rows.append($0) }
-        return Select(rows: rows)
+        guard plan.isJoinFree else {
+            return Select(rows: try executor.run(CRUDSnapshotRowsOperation<OverAllForm, DatabaseType.Configuration.Connection>(plan)).rows)
+        }
+        return Select(rows: try executor.run(CRUDRowsOperation<OverAllForm, DatabaseType.Configuration.Connection>(plan)))
     }
 
     /// Runs the query and returns a cursor that reads its results one at a time, for results too
@@ -64,13 +63,10 @@ extension SelectAble {
     @inlinable
     @preconcurrency @available(*, noasync, message: "blocks its thread: in async code, call the async form with try await (top-level code picks this form even with await: call it from an async function)")
     public func first() throws -> OverAllForm? {
-        guard plan.isJoinFree else { return try firstCursor().next() }
+        guard plan.isJoinFree else {
+            return try executor.run(CRUDSnapshotRowsOperation<OverAllForm, DatabaseType.Configuration.Connection>(plan, limit: plan.firstLimit))
+                .rows.first
+        }
         return try executor.run(CRUDFirstRowOperation<OverAllForm, DatabaseType.Configuration.Connection>(plan))
-    }
-
-    /// A cursor over at most the first result.
-    @usableFromInline
-    func firstCursor() throws -> CRUDCursor<OverAllForm, DatabaseType.Configuration.Connection> {
-        try executor.cursor(plan, limit: plan.firstLimit)
     }
 }
