@@ -116,6 +116,7 @@ extension LoggingTests {
         boundary.expectOne("count, grouped") { _ = try rows.count(groupedBy: \.twice) }
         boundary.expectOne("sum, grouped") { _ = try rows.sum(\.n, groupedBy: \.twice) }
         boundary.expectOne("alterTable of a missing table") { try db.alterTable(Course.self) }
+        boundary.expectOne("alterTable with a value that does not convert") { try db.alterTable(BoundaryMisread.self) }
         boundary.expectOne("checkSchema of a missing table") { try db.checkSchema([Course.self]) }
         boundary.expectOne("join on a computed property") { _ = try db.table(BoundaryParent.self).join(\.rows, on: \.id, equals: \.twice) }
         boundary.expectOne("prepared, matching a computed property") { _ = try rows.prepared(matching: \.twice) }

@@ -52,6 +52,24 @@ struct ErrorCallbackTests {
 
     }
 
+    @Test("a schema change that fails is reported once: alterTable with a value that does not convert, its catalog reads and its check inside",
+          arguments: Backend.all)
+    func schemaChangeReportsOnce(_ backend: Backend) async throws { try await schemaChangeReportsOnce(backend.open()) }
+
+    func schemaChangeReportsOnce<C: DatabaseConfigurationProtocol>(_ configuration: C) async throws {
+        let db = Database(configuration: configuration)
+        let failures = Collector<String>()
+        try await db.create(Boundary.self, policy: .dropTable)
+        try await db.table(Boundary.self).insert([Boundary(id: 1, name: "a", n: 1)])
+        db.didFail = { failures.append(String(describing: $0)) }
+        #expect(throws: (any Error).self) { try db.alterTable(BoundaryMisread.self) }
+        #expect(failures.items.count == 1, "the blocking form: \(failures.items)")
+        await #expect(throws: (any Error).self) { try await db.alterTable(BoundaryMisread.self) }
+        #expect(failures.items.count == 2, "the async form: \(failures.items)")
+        #expect(try await db.table(Boundary.self).select().map(\.name) == ["a"], "the table is as it was")
+        try await db.shutdown()
+    }
+
     func childAndReset<C: DatabaseConfigurationProtocol>(_ db: Database<C>, _ failures: Collector<String>) throws {
         let child = try db.createChild()
         #expect(throws: CRUDSQLExeError.self) { try child.sql("SELEKT 3") }
