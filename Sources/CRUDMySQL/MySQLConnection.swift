@@ -560,19 +560,6 @@ public final class MySQLConnection: CRUDConnection {
                 + "(\(index.columns.map(dialect.quote).joined(separator: ", ")))", index.columns)
         }
     }
-
-    /// From `information_schema.STATISTICS`, by the names a duplicate-key error gives them (`PRIMARY`
-    /// for the primary key).
-    @_spi(CRUDDriver) public func uniqueKeys(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [String: Set<String>] {
-        var keys: [String: Set<String>] = [:]
-        try runner.forEachRow("""
-            SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS
-            WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND NON_UNIQUE = 0 ORDER BY INDEX_NAME, SEQ_IN_INDEX
-            """, [.text(table)]) { row in
-            keys[try row.readText(0), default: []].insert(try row.readText(1))
-        }
-        return keys
-    }
 }
 
 extension MySQLConnectOptions {

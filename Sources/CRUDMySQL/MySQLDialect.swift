@@ -195,6 +195,15 @@ public struct MySQLDialect: CRUDDialect {
         nil
     }
 
+    /// From `information_schema.STATISTICS`, under the names a duplicate-key error gives them
+    /// (`PRIMARY` for the primary key).
+    @_spi(CRUDDriver) public func uniqueKeysQuery(ofTable table: String) -> (sql: String, parameters: [CRUDDatabaseValue]) {
+        ("""
+        SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS
+        WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND NON_UNIQUE = 0 ORDER BY INDEX_NAME, SEQ_IN_INDEX
+        """, [.text(table)])
+    }
+
     /// MySQL sorts NULLs first ascending and last descending, as the other backends are made to.
     public func nullOrdering(descending: Bool) -> String {
         ""

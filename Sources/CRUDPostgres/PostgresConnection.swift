@@ -588,19 +588,4 @@ public final class PostgresConnection: CRUDConnection {
         }
         return found
     }
-
-    /// The unique indexes of `table` (those of its primary key and unique constraints too) with their
-    /// columns: what `ON CONFLICT (…)` accepts. Partial indexes and indexes on expressions are left
-    /// out.
-    @_spi(CRUDDriver) public func uniqueKeys(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [String: Set<String>] {
-        var keys: [String: Set<String>] = [:]
-        try runner.forEachRow("""
-            SELECT i.indexrelid::regclass::text, a.attname::text FROM pg_index AS i
-            JOIN pg_attribute AS a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
-            WHERE i.indrelid = to_regclass($1) AND i.indisunique AND i.indpred IS NULL AND i.indexprs IS NULL
-            """, [.text(dialect.quote(table))]) { row in
-            keys[try row.readText(0), default: []].insert(try row.readText(1))
-        }
-        return keys
-    }
 }

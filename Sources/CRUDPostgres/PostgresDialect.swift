@@ -111,4 +111,14 @@ public struct PostgresDialect: CRUDDialect {
     }
 
     public var alterTableRebuilds: Bool { false }
+
+    /// The unique indexes, those of the primary key and unique constraints too: what
+    /// `ON CONFLICT (…)` accepts. Indexes on expressions are left out as partial ones are.
+    @_spi(CRUDDriver) public func uniqueKeysQuery(ofTable table: String) -> (sql: String, parameters: [CRUDDatabaseValue]) {
+        ("""
+        SELECT i.indexrelid::regclass::text, a.attname::text FROM pg_index AS i
+        JOIN pg_attribute AS a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+        WHERE i.indrelid = to_regclass($1) AND i.indisunique AND i.indpred IS NULL AND i.indexprs IS NULL
+        """, [.text(quote(table))])
+    }
 }

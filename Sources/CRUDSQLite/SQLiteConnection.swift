@@ -263,21 +263,6 @@ public final class SQLiteConnection: CRUDConnection {
         }
         return columns
     }
-
-    /// The unique indexes of `table` (`UNIQUE` constraints, a primary key; the rowid primary key as
-    /// `PRIMARY KEY`) with their columns. Partial indexes are left out, and an expression in an index
-    /// is a column no name matches.
-    @_spi(CRUDDriver) public func uniqueKeys(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [String: Set<String>] {
-        var keys: [String: Set<String>] = [:]
-        try runner.forEachRow("""
-            SELECT il.name, coalesce(ii.name, char(0)) FROM pragma_index_list(?1) AS il, pragma_index_info(il.name) AS ii
-            WHERE il."unique" = 1 AND il.partial = 0
-            UNION ALL SELECT 'PRIMARY KEY', name FROM pragma_table_info(?1) WHERE pk > 0
-            """, [.text(table)]) { row in
-            keys[try row.readText(0), default: []].insert(try row.readText(1))
-        }
-        return keys
-    }
 }
 
 /// Whether a connection's running statement must stop: asked by another thread (`isRequested`), by

@@ -75,6 +75,16 @@ public struct SQLiteDialect: CRUDDialect {
         }
     }
 
+    /// The unique indexes (`UNIQUE` constraints, a primary key) and the rowid primary key, as
+    /// `PRIMARY KEY`. An expression in an index is a column no name matches.
+    @_spi(CRUDDriver) public func uniqueKeysQuery(ofTable table: String) -> (sql: String, parameters: [CRUDDatabaseValue]) {
+        ("""
+        SELECT il.name, coalesce(ii.name, char(0)) FROM pragma_index_list(?1) AS il, pragma_index_info(il.name) AS ii
+        WHERE il."unique" = 1 AND il.partial = 0
+        UNION ALL SELECT 'PRIMARY KEY', name FROM pragma_table_info(?1) WHERE pk > 0
+        """, [.text(table)])
+    }
+
     /// SQLite stores by affinity, not by the declared name: `VARCHAR(40)` holds text as `TEXT` does.
     public func declaredType(_ declared: String, holds type: CRUDColumnType) -> Bool {
         Self.affinity(of: declared) == Self.affinity(of: columnType(type))

@@ -35,7 +35,8 @@ public final class RecordingConnection: CRUDConnection {
     /// The rows the next statement prepared returns, one array of column values per row, in the
     /// order the query selects its columns.
     public var queuedRows: [[CRUDDatabaseValue]] = []
-    /// The unique keys an upsert finds, by table: key name to columns. An upsert whose target is not
+    /// The unique keys an upsert finds, by table: key name to columns, the answer to the dialect's
+    /// catalog query of them (which is recorded, as any statement). An upsert whose target is not
     /// among its table's keys throws `.conflictTargetNotUnique`, as against a database.
     public var uniqueKeys: [String: [String: Set<String>]] = [:]
 
@@ -53,7 +54,12 @@ public final class RecordingConnection: CRUDConnection {
     }
 
     @_spi(CRUDDriver) public func prepare(_ sql: String) throws -> RecordingStatement {
-        RecordingStatement(sql: sql, rows: takeRows(for: sql))
+        guard sql == dialect.uniqueKeysQuery(ofTable: "").sql else { return RecordingStatement(sql: sql, rows: takeRows(for: sql)) }
+        // The catalog's answer depends on the table, which is bound after this.
+        return RecordingStatement(sql: sql, rows: []) { [uniqueKeys, dialect] bound in
+            guard let keys = uniqueKeys.first(where: { dialect.uniqueKeysQuery(ofTable: $0.key).parameters == bound })?.value else { return [] }
+            return keys.sorted { $0.key < $1.key }.flatMap { key in key.value.sorted().map { [.text(key.key), .text($0)] } }
+        }
     }
 
     /// A statement kept across runs (a prepared query's, a repeated one-row read's): each run, up
@@ -94,7 +100,4 @@ public final class RecordingConnection: CRUDConnection {
 
     @_spi(CRUDDriver) public func columns(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [CRUDDatabaseColumn]? { nil }
 
-    @_spi(CRUDDriver) public func uniqueKeys(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [String: Set<String>] {
-        uniqueKeys[table] ?? [:]
-    }
 }

@@ -33,6 +33,11 @@ public struct RecordingDialect: CRUDDialect {
 
     public func zeroValue(_ type: CRUDColumnType) -> String { "ZERO" }
 
+    /// A query of a catalog of its own: `RecordingConnection` answers it from `uniqueKeys`.
+    @_spi(CRUDDriver) public func uniqueKeysQuery(ofTable table: String) -> (sql: String, parameters: [CRUDDatabaseValue]) {
+        ("SELECT key, column FROM unique_keys WHERE table = $1", [.text(table)])
+    }
+
     /// Two rows per `INSERT`, so that a test of a few rows sees batches split.
     public func rowsPerInsert(columns: Int) -> Int { 2 }
 }

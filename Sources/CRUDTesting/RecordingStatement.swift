@@ -10,9 +10,13 @@ public final class RecordingStatement: CRUDStatement {
     private var rows: [[CRUDDatabaseValue]]
     private var current: [CRUDDatabaseValue] = []
 
-    init(sql: String, rows: [[CRUDDatabaseValue]]) {
+    /// What a catalog query returns, by the values bound to it, asked at the first step.
+    private var answer: (([CRUDDatabaseValue]) -> [[CRUDDatabaseValue]])?
+
+    init(sql: String, rows: [[CRUDDatabaseValue]], answer: (([CRUDDatabaseValue]) -> [[CRUDDatabaseValue]])? = nil) {
         self.sql = sql
         self.rows = rows
+        self.answer = answer
     }
 
     /// The connection of a statement kept across runs (`prepareOwned`), which records each run.
@@ -21,6 +25,10 @@ public final class RecordingStatement: CRUDStatement {
     private var hasRows = true
 
     public func step() throws -> Bool {
+        if let answer {
+            rows = answer(boundValues)
+            self.answer = nil
+        }
         if !hasRows, let owner {
             rows = owner.takeRows(for: sql)
             hasRows = true

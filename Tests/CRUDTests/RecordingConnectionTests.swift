@@ -35,7 +35,8 @@ struct RecordingConnectionTests {
             try db.table(PersonForRecording.self).upsert(person, onConflict: \.name)
         }
         #expect(refused?.kind == .conflictTargetNotUnique)
-        #expect(recorded.executions.isEmpty)
+        #expect(recorded.executions.count == 1 && recorded.executions[0].bindings == [.text("PersonForRecording")],
+                "only the catalog's keys of the table were read, nothing written: \(recorded.statements)")
         recorded.uniqueKeys["PersonForRecording"] = ["PersonForRecording_name_key": ["name"]]
         try db.table(PersonForRecording.self).upsert(person, onConflict: \.name)
         #expect(recorded.statements.last?.contains("ON CONFLICT") == true)

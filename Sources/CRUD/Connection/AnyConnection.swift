@@ -88,11 +88,6 @@ public final class AnyCRUDConnection: CRUDConnection {
     @_spi(CRUDDriver) public func constraintNames(ofTable table: String, using runner: some CRUDCatalogRunner<AnyCRUDStatement>) throws -> Set<String> {
         try base.erasedConstraintNames(table, runner)
     }
-
-    @_spi(CRUDDriver) public func uniqueKeys(ofTable table: String, using runner: some CRUDCatalogRunner<AnyCRUDStatement>) throws
-        -> [String: Set<String>] {
-        try base.erasedUniqueKeys(table, runner)
-    }
 }
 
 /// The library's runner of catalog statements on an `AnyCRUDConnection`, as the runner of the
@@ -175,9 +170,5 @@ extension CRUDConnection {
 
     fileprivate func erasedConstraintNames(_ table: String, _ runner: some CRUDCatalogRunner<AnyCRUDStatement>) throws -> Set<String> {
         try constraintNames(ofTable: table, using: CRUDErasedRunner<_, Statement>(runner))
-    }
-
-    fileprivate func erasedUniqueKeys(_ table: String, _ runner: some CRUDCatalogRunner<AnyCRUDStatement>) throws -> [String: Set<String>] {
-        try uniqueKeys(ofTable: table, using: CRUDErasedRunner<_, Statement>(runner))
     }
 }

@@ -108,13 +108,6 @@ public protocol CRUDConnection: AnyObject, SendableMetatype {
     /// - Throws: `CRUDSQLExeError`.
     @_spi(CRUDDriver) func constraintNames(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> Set<String>
 
-    /// The primary key and unique constraints (unique indexes) of `table`, each under the name a
-    /// duplicate-key error gives it, with its columns: how an upsert finds out, before it writes,
-    /// that its conflict target is a key (and, where the dialect has no upsert clause, tells a
-    /// conflict on its target from one on another key). Partial unique indexes are left out.
-    /// - Throws: `CRUDSQLExeError`.
-    @_spi(CRUDDriver) func uniqueKeys(ofTable table: String, using runner: some CRUDCatalogRunner<Statement>) throws -> [String: Set<String>]
-
     /// Prepares `sql` as a statement the caller keeps for as long as it likes, outside the
     /// connection's statement cache (a prepared query's, per connection): give it up with
     /// `discard(_:)`, not `release(_:)`.

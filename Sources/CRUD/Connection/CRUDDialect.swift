@@ -84,8 +84,15 @@ public protocol CRUDDialect: Sendable {
     /// (quoted): nothing done, or the `update` columns (quoted; empty for nothing) set to the values
     /// the insert proposed. `nil` where no clause limits the conflict to the target (MySQL's
     /// `ON DUPLICATE KEY UPDATE` fires on any unique key): the engine then inserts, and updates
-    /// a row whose insert collided with the target's own key (`CRUDConnection.uniqueKeys`).
+    /// a row whose insert collided with the target's own key (`uniqueKeysQuery(ofTable:)`).
     func upsertClause(target: [String], update: [String]) -> String?
+
+    /// The catalog query of the primary key and unique constraints (unique indexes) of `table`:
+    /// each row a key's name (the one a duplicate-key error gives it) and one of its columns. How an
+    /// upsert finds out, before it writes, that its conflict target is a key (and, where the dialect
+    /// has no upsert clause, tells a conflict on its target from one on another key). Partial
+    /// unique indexes are left out. Data, not a call: either runner runs it as any statement.
+    @_spi(CRUDDriver) func uniqueKeysQuery(ofTable table: String) -> (sql: String, parameters: [CRUDDatabaseValue])
 
     /// Whether a write of `kind` can end in a `RETURNING` clause. The default is `true`; MariaDB
     /// returns from INSERT and DELETE only, MySQL from none.

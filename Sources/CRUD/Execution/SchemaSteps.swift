@@ -149,34 +149,3 @@ extension CRUDSession {
     /// The session as the runner of a driver's catalog reads.
     var catalog: CRUDSessionCatalog<Connection> { CRUDSessionCatalog(session: self) }
 }
-
-/// A driver's catalog read for a call that awaits the server, in two passes over the driver's
-/// code: the first notes the one statement the driver asks for (and gives it no rows); the session
-/// then runs that statement waiting on the event loop, and the second pass hands the driver the
-/// answer's rows. For reads of one statement whose text depends on no row (a table's keys).
-final class CRUDAwaitingCatalog<Connection: CRUDConnection>: CRUDCatalogRunner {
-    typealias Statement = Connection.Statement
-
-    /// The statements the first pass asked for.
-    private(set) var noted: [(sql: String, parameters: [CRUDDatabaseValue])] = []
-    /// The statement of the second pass, standing before its answer's first row.
-    private var answered: (sql: String, statement: Connection.Statement)?
-
-    /// The second pass reads `statement`, which ran `sql` and holds the whole answer.
-    func replay(_ sql: String, _ statement: Connection.Statement) {
-        answered = (sql, statement)
-    }
-
-    func forEachRow(_ sql: String, _ parameters: [CRUDDatabaseValue], _ row: (Connection.Statement) throws -> Void) throws {
-        guard let answered else { return noted.append((sql, parameters)) }
-        guard answered.sql == sql else {
-            throw CRUDSQLGenError("a catalog read asked for another statement the second time (\(sql)) than the first (\(answered.sql))")
-        }
-        self.answered = nil
-        while try answered.statement.step() { try row(answered.statement) }
-    }
-
-    func execute(_ sql: String) throws {
-        noted.append((sql, []))
-    }
-}

@@ -145,22 +145,6 @@ extension CRUDSession {
         }
     }
 
-    /// `uniqueKeys(of:exactly:)` reading the catalog awaiting the server (`CRUDAwaitingCatalog`); a
-    /// driver whose read is not one statement reads it as the synchronous form does.
-    /// - Throws: `CRUDSQLExeError`.
-    @usableFromInline
-    nonisolated(nonsending) func uniqueKeysAwaiting(of table: String, exactly columns: [String]) async throws -> Set<String> {
-        if let found = foundKeys(of: table, exactly: columns) { return found }
-        let catalog = CRUDAwaitingCatalog<Connection>()
-        _ = try connection.uniqueKeys(ofTable: table, using: catalog)
-        guard catalog.noted.count == 1, let asked = catalog.noted.first else { return try uniqueKeys(of: table, exactly: columns) }
-        let all = try await withStatement(asked.sql, asked.parameters, read: { statement in
-            catalog.replay(asked.sql, statement)
-            return try connection.uniqueKeys(ofTable: table, using: catalog)
-        })
-        return keys(of: table, exactly: columns, among: all)
-    }
-
     /// `run(_:ending:)` awaiting the answer.
     /// - Throws: `CRUDSQLExeError`.
     nonisolated(nonsending) func run(_ sql: String, ending: Bool = false) async throws {

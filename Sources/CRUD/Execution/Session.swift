@@ -85,7 +85,7 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
     @usableFromInline @exclusivity(unchecked) var transactionStatements: Set<String> = []
     @usableFromInline let keepsTransactionStatements: Bool
 
-    /// The keys found by `uniqueKeys(of:exactly:)`, by table and columns. Only found keys are kept:
+    /// The keys an upsert found (`keys(of:exactly:among:)`), by table and columns. Only found keys are kept:
     /// a key dropped later makes the database refuse the statement, while a missing one remembered
     /// would refuse an upsert after the key was added.
     private var foundKeys: [[String]: Set<String>] = [:]
@@ -168,15 +168,6 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
         return try running(CRUDCancellation(timeout: timeout), body)
     }
 
-    /// The names of `table`'s primary key and unique constraints made of exactly `columns` (in any
-    /// order); empty when none is. Asked of the database once per session and table and columns.
-    /// - Throws: `CRUDSQLExeError`.
-    @usableFromInline
-    func uniqueKeys(of table: String, exactly columns: [String]) throws -> Set<String> {
-        if let found = foundKeys(of: table, exactly: columns) { return found }
-        return keys(of: table, exactly: columns, among: try connection.uniqueKeys(ofTable: table, using: catalog))
-    }
-
     /// The keys found before of `table` made of exactly `columns`, if any were.
     @usableFromInline
     func foundKeys(of table: String, exactly columns: [String]) -> Set<String>? {
@@ -188,7 +179,7 @@ final class CRUDSession<Connection: CRUDConnection>: CRUDSessionSlot, @unchecked
         [table] + columns.sorted()
     }
 
-    /// Of `all` the unique keys of `table` (by name, as the driver reads them), those made of exactly
+    /// Of `all` the unique keys of `table` (by name, as the catalog query gives them), those made of exactly
     /// `columns`: kept for the session's later asks when there are some.
     func keys(of table: String, exactly columns: [String], among all: [String: Set<String>]) -> Set<String> {
         let wanted = Set(columns)

@@ -83,9 +83,6 @@ enum CRUDStep<Result> {
     /// The same, but a failure the operation handles (`handle(_:)`) goes to it instead of being
     /// thrown; the database undid the failed statement, and its recorded changes are dropped.
     case attempt(CRUDStatementText)
-    /// Read which of the table's primary key and unique constraints are made of exactly the
-    /// columns, from the catalog, into the session's found keys (`foundKeys(of:exactly:)`).
-    case uniqueKeys(table: String, columns: [String])
     /// Open a transaction of the mode, or a savepoint inside the session's open one. The runner
     /// rolls back every level the operation opened and did not commit when anything throws.
     case begin(TransactionMode)

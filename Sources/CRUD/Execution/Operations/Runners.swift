@@ -75,8 +75,6 @@ extension CRUDExecutor {
                         }
                         if let result { return result }
                     } catch let failure as CRUDSQLExeError where operation.handle(failure) {}
-                case let .uniqueKeys(table, columns):
-                    _ = try session.uniqueKeys(of: table, exactly: columns)
                 case let .begin(mode):
                     try session.begin(mode)
                     opened += 1
@@ -118,8 +116,6 @@ extension CRUDExecutor {
                                                                      read: { try operation.read($0, on: session) })
                         if let result { return result }
                     } catch let failure as CRUDSQLExeError where operation.handle(failure) {}
-                case let .uniqueKeys(table, columns):
-                    _ = try await session.uniqueKeysAwaiting(of: table, exactly: columns)
                 case let .begin(mode):
                     try await session.begin(mode)
                     opened += 1

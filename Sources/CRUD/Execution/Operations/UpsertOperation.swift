@@ -13,6 +13,8 @@ struct CRUDUpsertOperation<Model: CRUDModel, Connection: CRUDConnection>: CRUDOp
     /// Which statement of the upsert runs now.
     @usableFromInline
     enum Statement {
+        /// The table's primary key and unique constraints, from the catalog.
+        case uniqueKeys
         /// A row's upsert with the conflict clause.
         case upsert
         /// A row's plain insert (MySQL), whose collision the operation handles.
@@ -91,7 +93,9 @@ struct CRUDUpsertOperation<Model: CRUDModel, Connection: CRUDConnection>: CRUDOp
         if !started {
             if !askedKeys, session.foundKeys(of: schema.name, exactly: names) == nil {
                 askedKeys = true
-                return .uniqueKeys(table: schema.name, columns: names)
+                current = .uniqueKeys
+                let query = executor.dialect.uniqueKeysQuery(ofTable: schema.name)
+                return .statement(CRUDStatementText(query.sql, query.parameters))
             }
             keys = session.foundKeys(of: schema.name, exactly: names) ?? []
             guard !keys.isEmpty else {
@@ -171,6 +175,7 @@ struct CRUDUpsertOperation<Model: CRUDModel, Connection: CRUDConnection>: CRUDOp
     @inlinable
     mutating func bind(_ binder: inout Connection.Statement, on session: CRUDSession<Connection>) throws {
         switch current {
+        case .uniqueKeys: break
         case .upsert, .insert: try rows[row].crudBindRow(to: &binder, from: 0)
         case .existing, .selectedID: try rows[row].crudBind(columns: target, to: &binder)
         case .update:
@@ -183,6 +188,10 @@ struct CRUDUpsertOperation<Model: CRUDModel, Connection: CRUDConnection>: CRUDOp
     mutating func read(_ statement: Connection.Statement, on session: CRUDSession<Connection>) throws -> Int? {
         let table = Model.crudSchema.name
         switch current {
+        case .uniqueKeys:
+            var all: [String: Set<String>] = [:]
+            while try statement.step() { all[try statement.readText(0), default: []].insert(try statement.readText(1)) }
+            _ = session.keys(of: table, exactly: names, among: all)
         case .upsert:
             if returnsIDs {
                 while try statement.step() {
