@@ -97,14 +97,17 @@ struct ShutdownTests {
         var ids: Set<Int> = []
         if let id = try await Self.connectionID(db, backend) { ids.insert(id) }
 
-        // A transaction that is under way when the shutdown starts, and takes a while after it.
+        // A transaction that is under way when the shutdown starts, and goes on once the test has
+        // seen the shutdown wait for it: a transaction that only slept 300 ms was over before the
+        // shutdown began when the checks between them took longer under CI's load.
         let started = Collector<Int?>()
+        let goOn = Collector<Bool>()
         // On the suite's own threads: a loaded cooperative pool kept it from starting for seconds.
         let transaction = CancellationTests.startTask {
             try await db.transaction { db in
                 started.append(try await Self.connectionID(db, backend))
                 try await db.table(Course.self).insert(Course(id: 1, title: "first"))
-                try await Task.sleep(for: .milliseconds(300))
+                _ = await goOn.wait { !$0.isEmpty }
                 try await db.table(Course.self).insert(Course(id: 2, title: "second"))
             }
         }
@@ -121,11 +124,30 @@ struct ShutdownTests {
             #expect(try Self.stillOpen(ids, outside: other, backend) == ids.count, "the server sees the connections \(ids)")
         }
 
-        let clock = ContinuousClock()
-        let began = clock.now
-        try await db.shutdown()
-        #expect(clock.now - began >= .milliseconds(200), "shutdown waited for the transaction: \(clock.now - began)")
+        let shutDown = Collector<Bool>()
+        // On the suite's own threads too: on the loaded cooperative pool a task did not start for
+        // the half minute the test waited.
+        let shutdown = CancellationTests.startTask {
+            try await db.shutdown()
+            shutDown.append(true)
+        }
+        // Once new calls are refused, the shutdown has begun, and waits for the transaction.
+        var refusing = false
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !refusing, ContinuousClock.now < deadline {
+            do {
+                _ = try await db.table(Course.self).count()
+                try await Task.sleep(for: .milliseconds(5))
+            } catch let error as CRUDSQLExeError where error.kind == .shutDown {
+                refusing = true
+            }
+        }
+        #expect(refusing, "the shutdown began")
+        #expect(shutDown.items.isEmpty, "shutdown waits for the transaction under way")
+        goOn.append(true)
+        try await shutdown.value
         try await transaction.value
+        #expect(shutDown.items == [true])
 
         let refused = await #expect(throws: CRUDSQLExeError.self) { try await db.table(Course.self).count() }
         #expect(refused?.kind == .shutDown)
