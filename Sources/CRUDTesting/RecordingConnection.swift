@@ -40,9 +40,13 @@ public final class RecordingConnection: CRUDConnection {
     /// among its table's keys throws `.conflictTargetNotUnique`, as against a database.
     public var uniqueKeys: [String: [String: Set<String>]] = [:]
 
+    /// The dialect's catalog query of a table's unique keys, which `uniqueKeys` answers.
+    private let uniqueKeysSQL: String
+
     /// A connection speaking `dialect`.
     public init(dialect: any CRUDDialect = RecordingDialect()) {
         self.dialect = dialect
+        uniqueKeysSQL = dialect.uniqueKeysQuery(ofTable: "").sql
     }
 
     /// The SQL of every execution, in order.
@@ -54,7 +58,7 @@ public final class RecordingConnection: CRUDConnection {
     }
 
     @_spi(CRUDDriver) public func prepare(_ sql: String) throws -> RecordingStatement {
-        guard sql == dialect.uniqueKeysQuery(ofTable: "").sql else { return RecordingStatement(sql: sql, rows: takeRows(for: sql)) }
+        guard sql == uniqueKeysSQL else { return RecordingStatement(sql: sql, rows: takeRows(for: sql)) }
         // The catalog's answer depends on the table, which is bound after this.
         return RecordingStatement(sql: sql, rows: []) { [uniqueKeys, dialect] bound in
             guard let keys = uniqueKeys.first(where: { dialect.uniqueKeysQuery(ofTable: $0.key).parameters == bound })?.value else { return [] }

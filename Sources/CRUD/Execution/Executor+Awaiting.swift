@@ -65,15 +65,4 @@ extension CRUDExecutor {
     private nonisolated(nonsending) func leaseWaiting(_ access: CRUDAccess) async throws -> CRUDSession<Connection> {
         typed(try await pool.lease(access, hold: .acrossSuspension))
     }
-
-    /// The checked plan's SQL for all its rows and the values it binds, on a session in a
-    /// transaction or not.
-    /// - Throws: `CRUDSQLGenError`.
-    @usableFromInline
-    func selectQuery(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit? = nil, inTransaction: Bool) throws
-        -> (sql: String, parameters: [CRUDDatabaseValue]) {
-        try plan.validate(inTransaction: inTransaction)
-        return try SelectCache.shared.select(plan, limit: limit ?? plan.limit, dialect: selectDialect)
-    }
-
 }

@@ -46,6 +46,16 @@ extension CRUDExecutor {
         for (position, value) in values.enumerated() { try value.bind(to: &binder, at: position) }
     }
 
+    /// The checked plan's SQL for all its rows (at most `limit`, the plan's own when `nil`) and the
+    /// values it binds; a plan that locks its rows is refused outside a transaction.
+    /// - Throws: `CRUDSQLGenError`.
+    @usableFromInline
+    func selectQuery(_ plan: CRUDQueryPlan, limit: CRUDQueryPlan.Limit? = nil, inTransaction: Bool) throws -> CRUDStatementText {
+        try plan.validate(inTransaction: inTransaction)
+        let (sql, parameters) = try SelectCache.shared.select(plan, limit: limit ?? plan.limit, dialect: selectDialect)
+        return CRUDStatementText(sql, parameters)
+    }
+
     /// The checked plan's SQL for its first row and statement slot, from the select cache, and the
     /// values it binds; a plan that locks its rows is refused outside a transaction.
     @usableFromInline

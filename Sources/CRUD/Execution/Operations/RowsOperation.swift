@@ -12,8 +12,7 @@ struct CRUDRowsOperation<Model: CRUDModel, Connection: CRUDConnection>: CRUDOper
 
     @inlinable
     mutating func next(_ executor: CRUDExecutor<Connection>, on session: CRUDSession<Connection>) throws -> CRUDStep<[Model]> {
-        let query = try executor.selectQuery(plan, inTransaction: session.transactionDepth > 0)
-        return .statement(CRUDStatementText(query.sql, query.parameters))
+        .statement(try executor.selectQuery(plan, inTransaction: session.transactionDepth > 0))
     }
 
     @inlinable

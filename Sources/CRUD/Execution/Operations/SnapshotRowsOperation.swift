@@ -45,8 +45,7 @@ struct CRUDSnapshotRowsOperation<Model: CRUDModel, Connection: CRUDConnection>: 
         switch stage {
         case .start:
             let limit = limit ?? plan.limit
-            let query = try executor.selectQuery(plan, limit: limit, inTransaction: session.transactionDepth > 0)
-            root = CRUDStatementText(query.sql, query.parameters)
+            root = try executor.selectQuery(plan, limit: limit, inTransaction: session.transactionDepth > 0)
             joins = try executor.joinedChildren(plan, limit: limit, on: session)
             stage = counted == nil ? .children : .count
             guard session.transactionDepth == 0 else { return try next(executor, on: session) }
