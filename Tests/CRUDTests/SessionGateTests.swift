@@ -4,6 +4,10 @@ import Testing
 
 /// The lock a transaction's callers share: threads hold it recursively, tasks across suspensions,
 /// one holder at a time, and neither kind starves the other.
+///
+/// Their tasks run on `CRUDThreads`: in the whole suite, tests blocking Swift's cooperative threads
+/// (one per core here; servers starting, synchronous calls) have kept tasks there from running for
+/// a minute, longer than these tests' time limits, which are there to catch a gate that hangs.
 @Suite("session gate")
 struct SessionGateTests {
     /// Counts holders at once; every holder checks it is alone.
@@ -50,20 +54,20 @@ struct SessionGateTests {
             }
         }
         threads.forEach { $0.start() }
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        await withTaskGroup(of: Void.self) { group in
             for _ in 0 ..< 8 {
-                group.addTask {
+                group.addTask(executorPreference: CRUDThreads.shared) {
                     for _ in 0 ..< 100 {
                         await gate.acquire()
                         occupancy.enter()
-                        // Held across a suspension, as a task awaiting the server holds it.
-                        try await Task.sleep(for: .microseconds(50))
+                        // Held across a suspension, as a task awaiting the server holds it; given
+                        // back also when the time limit cancels the test, which then ends.
+                        try? await Task.sleep(for: .microseconds(50))
                         occupancy.leave()
                         gate.release()
                     }
                 }
             }
-            try await group.waitForAll()
         }
         while threads.contains(where: { !$0.isFinished }) { try await Task.sleep(for: .milliseconds(5)) }
         #expect(occupancy.entered == 4 * 200 + 8 * 100)
@@ -137,8 +141,10 @@ struct SessionGateTests {
         try await Task.sleep(for: .milliseconds(20))
         let clock = ContinuousClock()
         let started = clock.now
-        await gate.acquire()
-        gate.release()
+        await withTaskExecutorPreference(CRUDThreads.shared) {
+            await gate.acquire()
+            gate.release()
+        }
         // Generous: in a busy test run the task, let in, waits for a thread to run on. A gate that
         // starved it would never let it in, and the time limit would end the test.
         #expect(clock.now - started < .seconds(20))
@@ -150,7 +156,7 @@ struct SessionGateTests {
         let tasks = Task {
             await withTaskGroup(of: Void.self) { group in
                 for _ in 0 ..< 4 {
-                    group.addTask {
+                    group.addTask(executorPreference: CRUDThreads.shared) {
                         while done.entered == 0 {
                             await gate.acquire()
                             try? await Task.sleep(for: .microseconds(100))
