@@ -55,6 +55,10 @@ enum CRUDHold: Sendable {
 /// The connections of one database: leases them to one caller at a time, opens more up to the
 /// layout's limits, replaces broken ones, and bounds how long a caller waits.
 ///
+/// What to do is decided by its state machine (`CRUDPoolMachine`), under `lock`; the pool does it:
+/// it blocks and wakes threads, suspends and resumes tasks, starts and cancels the waiters'
+/// deadlines, opens connections, and calls back once it has drained.
+///
 /// Giving a connection back never blocks: it hands the session to the first waiter (or, for a
 /// connection that broke, the right to open a new one, which the waiter uses in its own context),
 /// or keeps it idle. A waiter gets a connection, a timeout error, or (a task) `CancellationError`.
@@ -71,13 +75,8 @@ enum CRUDHold: Sendable {
 /// exclusive, so they skip Swift's dynamic exclusivity checks (`@exclusivity(unchecked)`).
 final class CRUDConnectionPool: @unchecked Sendable {
     typealias Session = CRUDSessionSlot
-
-    /// What a waiter is handed when a slot comes free: a session to use, or the slot of a connection
-    /// that broke or failed to open, for the waiter to open a new connection in.
-    enum Handover: Sendable {
-        case session(Session)
-        case open(CRUDConnectionRole)
-    }
+    typealias Machine = CRUDPoolMachine<Session>
+    typealias Handover = Machine.Handover
 
     /// A thread blocked in the synchronous `lease`. `handover` is guarded by `condition`.
     private final class ThreadWaiter {
@@ -89,15 +88,6 @@ final class CRUDConnectionPool: @unchecked Sendable {
         case thread(ThreadWaiter)
         /// A task's: called with the handover by whoever hands it over. It must not block.
         case callback(@Sendable (Result<Handover, any Error>) -> Void)
-    }
-
-    private struct Entry {
-        let id: UInt64
-        let hold: CRUDHold
-        /// A synchronous caller inside a task: refused rather than left waiting for a holder that
-        /// needs a task to run again.
-        let refusesSuspendedHolders: Bool
-        let waiter: Waiter
     }
 
     /// A session the pool opened, held weakly: it goes when the pool closes it.
@@ -113,16 +103,9 @@ final class CRUDConnectionPool: @unchecked Sendable {
     let describe: String
 
     private let lock = NSLock()
-    @exclusivity(unchecked) private var idleWriters: [Session] = []
-    /// Writers open or being opened.
-    @exclusivity(unchecked) private var writers = 0
-    @exclusivity(unchecked) private var idle: [Session] = []
-    @exclusivity(unchecked) private var opened = 0
-    /// Waiters by queue: 0 for writers, 1 for every other connection.
-    @exclusivity(unchecked) private var waiters: [[Entry]] = [[], []]
-    /// Leases held across suspension points, by queue.
-    @exclusivity(unchecked) private var suspendedHolds = [0, 0]
-    @exclusivity(unchecked) private var nextWaiter: UInt64 = 0
+    @exclusivity(unchecked) private var machine: Machine
+    /// The waiters the machine queues, by their ids.
+    @exclusivity(unchecked) private var waiters: [UInt64: Waiter] = [:]
     /// Every session the pool opened, weakly: the idle ones and the leased ones. After `shutDown`
     /// the idle ones are gone, so those still here are leased, for `interruptLeased`.
     @exclusivity(unchecked) private var everyOpened: [OpenedSession] = []
@@ -130,12 +113,6 @@ final class CRUDConnectionPool: @unchecked Sendable {
     @exclusivity(unchecked) private var interruptedLeased = false
     /// The timeouts of waiting tasks, cancelled when they are served.
     @exclusivity(unchecked) private var timers: [UInt64: CRUDTimer] = [:]
-    /// The session of a `.single` layout, shared by every caller in turn; `nil` once shut down.
-    @exclusivity(unchecked) private var shared: Session?
-    /// Set by `shutDown`: what every lease throws from then on.
-    @exclusivity(unchecked) private var refusal: CRUDSQLExeError?
-    /// Leases not yet given back (of every layout but `.single`).
-    @exclusivity(unchecked) private var leased = 0
     /// Called when the last lease comes back after `shutDown`.
     @exclusivity(unchecked) private var drained: [@Sendable () -> Void] = []
     /// Where the waits for a connection and the counts of connections are recorded, if anywhere.
@@ -160,25 +137,14 @@ final class CRUDConnectionPool: @unchecked Sendable {
         self.describe = describe
         self.open = open
         self.instruments = instruments
-        switch layout {
-        case .writerAndReaders:
-            idleWriters = first.map { [$0] } ?? []
-            writers = idleWriters.count
-            shared = nil
-        case let .interchangeable(minimum, _):
-            if let first {
-                idle = [first]
-                for _ in 1 ..< max(1, minimum) {
-                    idle.append(try open(.general))
-                }
+        var sessions = first.map { [$0] } ?? []
+        if case let .interchangeable(minimum, _) = layout, first != nil {
+            for _ in 1 ..< max(1, minimum) {
+                sessions.append(try open(.general))
             }
-            opened = idle.count
-            shared = nil
-        case .single:
-            precondition(first != nil, "a pool of one shared connection starts with it")
-            shared = first
         }
-        everyOpened = ([first] + idle).compactMap { $0 }.map(OpenedSession.init)
+        machine = Machine(layout: layout, open: sessions)
+        everyOpened = sessions.map(OpenedSession.init)
         countsChanged()
     }
 
@@ -193,36 +159,14 @@ final class CRUDConnectionPool: @unchecked Sendable {
 
     // MARK: - Leasing
 
-    /// Which waiter queue serves `access`, and which serves a session of `role`.
-    private func queue(_ access: CRUDAccess) -> Int {
-        if access == .write, case .writerAndReaders = layout { return 0 }
-        return 1
-    }
-
-    private static func queue(_ role: CRUDConnectionRole) -> Int {
-        role == .writer ? 0 : 1
-    }
-
-    /// Called holding `lock`: a session to use now, a slot to open one in (unless not `opening`), or
-    /// `nil` to wait.
-    private func grant(_ access: CRUDAccess, opening: Bool = true) -> Handover? {
-        let handover = available(access, opening: opening)
-        if case .session = handover, case .single = layout { return handover }
-        if handover != nil {
-            leased += 1
-            countsChanged()
-        }
-        return handover
-    }
-
     /// Called holding `lock` after the counts of connections changed: records them, if the
     /// database has metrics. (A `.single` layout's one connection is not counted.)
     private func countsChanged() {
         guard let instruments, instruments.countsConnections else { return }
         switch layout {
         case .single: return
-        case .writerAndReaders: instruments.connections(open: opened + writers, used: leased)
-        case .interchangeable: instruments.connections(open: opened, used: leased)
+        case .writerAndReaders: instruments.connections(open: machine.opened + machine.writers, used: machine.leased)
+        case .interchangeable: instruments.connections(open: machine.opened, used: machine.leased)
         }
     }
 
@@ -236,66 +180,32 @@ final class CRUDConnectionPool: @unchecked Sendable {
         if started != 0 { instruments?.waited(since: started) }
     }
 
-    private func available(_ access: CRUDAccess, opening: Bool) -> Handover? {
-        switch layout {
-        case .single:
-            return .session(shared!)
-        case let .writerAndReaders(maxWriters, maxReaders, _):
-            if access == .write {
-                if let writer = idleWriters.popLast() { return .session(writer) }
-                if opening, writers < maxWriters {
-                    writers += 1
-                    return .open(.writer)
-                }
-                return nil
-            }
-            if let reader = idle.popLast() { return .session(reader) }
-            if opening, opened < maxReaders {
-                opened += 1
-                return .open(.reader)
-            }
-            return nil
-        case let .interchangeable(_, maximum):
-            if let session = idle.popLast() { return .session(session) }
-            if opening, opened < maximum {
-                opened += 1
-                return .open(.general)
-            }
-            return nil
-        }
-    }
-
-    /// Called holding `lock`, as a lease is granted: counts a hold across suspension points.
-    private func begin(_ hold: CRUDHold, _ handover: Handover) {
-        guard hold == .acrossSuspension else { return }
-        switch handover {
-        case let .session(session):
-            guard session.role != .single else { return }
-            session.heldAcrossSuspension = true
-            suspendedHolds[Self.queue(session.role)] += 1
-        case let .open(role):
-            // The session does not exist yet: `opened(_:for:)` marks it.
-            suspendedHolds[Self.queue(role)] += 1
-        }
+    /// Called holding `lock`: the machine's answer to a lease, with the counts recorded when it
+    /// granted one.
+    private func grant(_ access: CRUDAccess, hold: CRUDHold, opening: Bool = true) -> Machine.Lease {
+        let lease = machine.lease(access, hold: hold, opening: opening)
+        if case .granted = lease { countsChanged() }
+        return lease
     }
 
     /// The session a handover stands for: the one handed, or a new connection opened in the slot
     /// handed. A failed open frees the slot for the next waiter.
     private func session(for handover: Handover, hold: CRUDHold) throws -> Session {
         switch handover {
-        case let .session(session):
+        case let .slot(session):
             return session
         case let .open(role):
             do {
                 let session = try open(role)
                 lock.withLock {
-                    if hold == .acrossSuspension { session.heldAcrossSuspension = true }
+                    machine.connectionOpened(session, hold: hold)
                     everyOpened.removeAll { $0.session == nil }
                     everyOpened.append(OpenedSession(session: session))
                 }
                 return session
             } catch {
-                free(role, heldAcrossSuspension: hold == .acrossSuspension)
+                let done = lock.withLock { perform(machine.openFailed(role, hold: hold)) }
+                done()
                 throw error
             }
         }
@@ -350,18 +260,17 @@ final class CRUDConnectionPool: @unchecked Sendable {
         let access = routed(access)
         let started = waitStarts()
         lock.lock()
-        if let refusal {
-            lock.unlock()
+        let lease = grant(access, hold: hold, opening: opening)
+        lock.unlock()
+        switch lease {
+        case let .granted(handover):
+            defer { waitEnded(started) }
+            return try session(for: handover, hold: hold)
+        case .unavailable:
+            return nil
+        case let .refused(refusal):
             throw refusal
         }
-        guard let handover = grant(access, opening: opening) else {
-            lock.unlock()
-            return nil
-        }
-        begin(hold, handover)
-        lock.unlock()
-        defer { waitEnded(started) }
-        return try session(for: handover, hold: hold)
     }
 
     /// A session for `access`, waiting up to `timeout` for one to be free. The caller gives it back
@@ -373,27 +282,24 @@ final class CRUDConnectionPool: @unchecked Sendable {
         let access = routed(access)
         let started = waitStarts()
         lock.lock()
-        if let refusal {
-            lock.unlock()
-            throw refusal
-        }
-        if let handover = grant(access) {
-            begin(hold, handover)
+        switch grant(access, hold: hold) {
+        case let .granted(handover):
             lock.unlock()
             defer { waitEnded(started) }
             return try session(for: handover, hold: hold)
+        case let .refused(refusal):
+            lock.unlock()
+            throw refusal
+        case .unavailable:
+            break
         }
-        let queue = queue(access)
-        let refuses = Self.callerIsTask
-        if refuses, suspendedHolds[queue] > 0 {
+        guard let id = machine.wait(for: access, hold: hold, refusesSuspendedHolders: Self.callerIsTask) else {
             lock.unlock()
             throw wouldStall(access)
         }
         // Made only when the caller has to wait.
         let waiter = ThreadWaiter()
-        let id = nextWaiter
-        nextWaiter += 1
-        waiters[queue].append(Entry(id: id, hold: hold, refusesSuspendedHolders: refuses, waiter: .thread(waiter)))
+        waiters[id] = .thread(waiter)
         lock.unlock()
 
         let deadline = Date().addingTimeInterval(timeout.seconds)
@@ -406,7 +312,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
                 // applies (and a timed wait past it would not release the condition at all).
                 waiter.condition.wait()
             } else if !waiter.condition.wait(until: deadline) {
-                if lock.withLock({ removeWaiter(id: id) != nil }) { throw waitError(access) }
+                if lock.withLock({ giveUp(id) != nil }) { throw waitError(access) }
                 givenUp = true
             }
         }
@@ -449,7 +355,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
             switch result {
             case let .failure(error):
                 continuation.resume(throwing: error)
-            case let .success(.session(session)):
+            case let .success(.slot(session)):
                 session.queue.async { continuation.resume(with: Result { SendableResult(value: try job(session)) }) }
             case let .success(handover):
                 connectingQueue.async {
@@ -471,7 +377,6 @@ final class CRUDConnectionPool: @unchecked Sendable {
         async throws -> R {
         let access = routed(access)
         let ticket = WaitTicket()
-        let queue = queue(access)
         let started = waitStarts()
         let handOver = deliver
         let deliver: @Sendable (Result<Handover, any Error>, CheckedContinuation<R, any Error>) -> Void = { result, continuation in
@@ -486,16 +391,17 @@ final class CRUDConnectionPool: @unchecked Sendable {
                     return
                 }
                 lock.lock()
-                if let refusal {
-                    lock.unlock()
-                    continuation.resume(throwing: refusal)
-                    return
-                }
-                if let handover = grant(access) {
-                    begin(hold, handover)
+                switch grant(access, hold: hold) {
+                case let .granted(handover):
                     lock.unlock()
                     deliver(.success(handover), continuation)
                     return
+                case let .refused(refusal):
+                    lock.unlock()
+                    continuation.resume(throwing: refusal)
+                    return
+                case .unavailable:
+                    break
                 }
                 // Checked again under the lock that the cancellation handler takes: a cancellation
                 // either came before (and is seen here) or finds the ticket.
@@ -504,25 +410,24 @@ final class CRUDConnectionPool: @unchecked Sendable {
                     continuation.resume(throwing: CancellationError())
                     return
                 }
-                let id = nextWaiter
-                nextWaiter += 1
+                // A task never refuses: it waits without holding a thread.
+                let id = machine.wait(for: access, hold: hold, refusesSuspendedHolders: false)!
                 ticket.id = id
-                waiters[queue].append(Entry(id: id, hold: hold, refusesSuspendedHolders: false,
-                                            waiter: .callback { deliver($0, continuation) }))
+                waiters[id] = .callback { deliver($0, continuation) }
                 let timeout = self.timeout
                 // Weakly: a cancelled timer's closure is kept until its time comes, and would keep
                 // the pool, and its connections, that long.
                 timers[id] = CRUDTimers.after(timeout) { [weak self] in
                     guard let self else { return }
-                    if let entry = self.lock.withLock({ self.removeWaiter(id: id) }), case let .callback(call) = entry.waiter {
+                    if case let .callback(call) = self.lock.withLock({ self.giveUp(id) }) {
                         call(.failure(self.waitError(access)))
                     }
                 }
                 lock.unlock()
             }
         } onCancel: {
-            let removed: Entry? = lock.withLock { ticket.id.flatMap { removeWaiter(id: $0) } }
-            if let removed, case let .callback(call) = removed.waiter { call(.failure(CancellationError())) }
+            let removed: Waiter? = lock.withLock { ticket.id.flatMap { giveUp($0) } }
+            if case let .callback(call) = removed { call(.failure(CancellationError())) }
         }
     }
 
@@ -532,35 +437,21 @@ final class CRUDConnectionPool: @unchecked Sendable {
         var id: UInt64?
     }
 
-    /// Called holding `lock`: removes a waiter that gave up (timed out, cancelled) and cancels its
-    /// timer; `nil` when it was already served.
-    private func removeWaiter(id: UInt64) -> Entry? {
+    /// Called holding `lock`: waiter `id` stops waiting (timed out, cancelled) and its timer is
+    /// cancelled; `nil` when it was already served.
+    private func giveUp(_ id: UInt64) -> Waiter? {
         timers.removeValue(forKey: id)?.cancel()
-        for queue in waiters.indices {
-            if let index = waiters[queue].firstIndex(where: { $0.id == id }) {
-                return waiters[queue].remove(at: index)
-            }
-        }
-        return nil
+        guard machine.giveUp(id) else { return nil }
+        return waiters.removeValue(forKey: id)
     }
 
     /// Takes `session` out of the pool when it is idle, for a caller that needs that very connection
     /// (`Insert.lastInsertId()`); `false` when someone else holds it. Give it back with `giveBack`.
     func take(_ session: Session) -> Bool {
         lock.withLock {
-            if let index = idleWriters.firstIndex(where: { $0 === session }) {
-                idleWriters.remove(at: index)
-                leased += 1
-                countsChanged()
-                return true
-            }
-            if let index = idle.firstIndex(where: { $0 === session }) {
-                idle.remove(at: index)
-                leased += 1
-                countsChanged()
-                return true
-            }
-            return false
+            guard machine.take(session) else { return false }
+            countsChanged()
+            return true
         }
     }
 
@@ -577,66 +468,48 @@ final class CRUDConnectionPool: @unchecked Sendable {
         let lost = session.transactionDepth == 0 && !session.isUsable
         if !usedHere { session.gate.unlock() }
         lock.lock()
-        if session.heldAcrossSuspension {
-            session.heldAcrossSuspension = false
-            suspendedHolds[Self.queue(session.role)] -= 1
-        }
         if lost {
             // Lost: the others may be too, so each asks the server before its next statement.
-            for other in idleWriters + idle { other.probeBeforeUse = true }
+            for other in machine.idleWriters + machine.idle { other.probeBeforeUse = true }
         }
-        let handed = handOver(usable ? .session(session) : .open(session.role), queue: Self.queue(session.role))
-        var done: [@Sendable () -> Void] = []
-        if handed == nil {
-            if usable, refusal == nil {
-                if session.role == .writer { idleWriters.append(session) } else { idle.append(session) }
-            } else {
-                // Lost, or shut down: the connection closes as the session goes.
-                forgetSlot(session.role)
-            }
-            done = leaseEnded()
-        }
+        let done = perform(machine.giveBack(session, usable: usable))
         lock.unlock()
-        handed?()
-        for call in done { call() }
+        done()
     }
 
-    /// Called holding `lock`, as a lease ends with no waiter to take it on: after `shutDown`, the
-    /// last one returns what waits for the pool to drain, to call after unlocking.
-    private func leaseEnded() -> [@Sendable () -> Void] {
-        leased -= 1
+    /// Called holding `lock`: records what `returned` changed, and gives what performs the rest, to
+    /// call after unlocking: handing over to a waiter, refusing those it stalls, or calling back
+    /// those waiting for the pool to drain.
+    private func perform(_ returned: Machine.Return) -> () -> Void {
         countsChanged()
-        guard leased == 0, refusal != nil else { return [] }
-        defer { drained = [] }
-        return drained
-    }
-
-    /// The slot of a connection that failed to open (or broke) is free again: a waiter gets it to
-    /// open a connection in, or the pool may open one there later.
-    private func free(_ role: CRUDConnectionRole, heldAcrossSuspension: Bool) {
-        lock.lock()
-        if heldAcrossSuspension { suspendedHolds[Self.queue(role)] -= 1 }
-        let handed = handOver(.open(role), queue: Self.queue(role))
-        var done: [@Sendable () -> Void] = []
-        if handed == nil {
-            forgetSlot(role)
-            done = leaseEnded()
+        switch returned {
+        case let .handed(handing):
+            timers.removeValue(forKey: handing.waiter)?.cancel()
+            let first = waiters.removeValue(forKey: handing.waiter)!
+            let stalled = handing.stalled.compactMap { waiters.removeValue(forKey: $0) }
+            return {
+                Self.deliver(.success(handing.handover), to: first)
+                for waiter in stalled { Self.deliver(.failure(self.wouldStall(handing.access)), to: waiter) }
+            }
+        case .ended(drained: true):
+            let calls = drained
+            drained = []
+            return { for call in calls { call() } }
+        case .ended:
+            return {}
         }
-        lock.unlock()
-        handed?()
-        for call in done { call() }
     }
 
     // MARK: - Shutting down
 
     /// How many connections are leased now.
     var leasedCount: Int {
-        lock.withLock { leased }
+        lock.withLock { machine.leased }
     }
 
     /// Whether `shutDown` was called.
     var isShutDown: Bool {
-        lock.withLock { refusal != nil }
+        lock.withLock { machine.refusal != nil }
     }
 
     /// After `shutDown`, once its grace period has passed: interrupts the statement each leased
@@ -645,7 +518,7 @@ final class CRUDConnectionPool: @unchecked Sendable {
     /// repeats this until the pool drains. How many sessions were leased.
     func interruptLeased() -> Int {
         let sessions: [Session] = lock.withLock {
-            guard refusal != nil else { return [] }
+            guard machine.refusal != nil else { return [] }
             interruptedLeased = true
             everyOpened.removeAll { $0.session == nil }
             return everyOpened.compactMap(\.session)
@@ -663,21 +536,10 @@ final class CRUDConnectionPool: @unchecked Sendable {
     /// idle connection instead of closing it: for an executor that another one takes the place of
     /// (`AnyDatabaseConfiguration`), which carries on with the connection. `nil` when none is idle.
     func surrender(_ refusal: CRUDSQLExeError) -> Session? {
-        lock.lock()
-        var kept: Session?
-        if self.refusal == nil {
-            switch layout {
-            case .writerAndReaders:
-                kept = idleWriters.popLast()
-            case .interchangeable:
-                kept = idle.isEmpty ? nil : idle.removeFirst()
-            case .single:
-                kept = shared
-                shared = nil
-            }
-            if let kept { forgetSlot(kept.role) }
+        let kept = lock.withLock {
+            defer { countsChanged() }
+            return machine.surrender()
         }
-        lock.unlock()
         shutDown(refusal) {}
         return kept
     }
@@ -688,68 +550,24 @@ final class CRUDConnectionPool: @unchecked Sendable {
     /// more, at once if none is. A second call only adds its `drained`.
     func shutDown(_ refusal: CRUDSQLExeError, drained: @escaping @Sendable () -> Void) {
         lock.lock()
-        var waiting: [Entry] = []
         // Released after unlocking: closing a connection may take a round trip.
-        var closing: [Session] = []
-        var single: Session?
-        if self.refusal == nil {
-            self.refusal = refusal
-            waiting = waiters.flatMap { $0 }
-            waiters = [[], []]
-            for timer in timers.values { timer.cancel() }
-            timers = [:]
-            closing += idleWriters
-            for _ in idleWriters { forgetSlot(.writer) }
-            idleWriters = []
-            closing += idle
-            for session in idle { forgetSlot(session.role) }
-            idle = []
-            single = shared
-            shared = nil
-        }
-        let now = leased == 0
-        if !now { self.drained.append(drained) }
+        var done = machine.shutDown(refusal)
+        let waiting = done.waiting.compactMap { waiters.removeValue(forKey: $0) }
+        for timer in timers.values { timer.cancel() }
+        timers = [:]
+        countsChanged()
+        if !done.drained { self.drained.append(drained) }
         lock.unlock()
-        for entry in waiting { Self.deliver(.failure(refusal), to: entry.waiter) }
-        closing.removeAll()
-        guard now else { return }
-        guard let single else { return drained() }
+        for waiter in waiting { Self.deliver(.failure(refusal), to: waiter) }
+        done.closing.removeAll()
+        guard done.drained else { return }
+        guard let single = done.single else { return drained() }
         // The shared session's caller, if any, finishes first: waited for off the caller's thread.
         connectingQueue.async {
             single.gate.lock()
             single.gate.unlock()
             drained()
         }
-    }
-
-    /// Called holding `lock`: takes the first waiter of `queue` off it and returns what hands it
-    /// `handover`, to call after unlocking; `nil` when nobody waits. Handing a session to a holder
-    /// across suspension points also refuses the synchronous waiters inside tasks on that queue.
-    private func handOver(_ handover: Handover, queue: Int) -> (() -> Void)? {
-        guard !waiters[queue].isEmpty else { return nil }
-        let first = waiters[queue].removeFirst()
-        timers.removeValue(forKey: first.id)?.cancel()
-        begin(first.hold, handover)
-        var refused: [Entry] = []
-        if first.hold == .acrossSuspension {
-            refused = waiters[queue].filter(\.refusesSuspendedHolders)
-            waiters[queue].removeAll(where: \.refusesSuspendedHolders)
-        }
-        let access: CRUDAccess = queue == 0 ? .write : .read
-        return {
-            Self.deliver(.success(handover), to: first.waiter)
-            for entry in refused { Self.deliver(.failure(self.wouldStall(access)), to: entry.waiter) }
-        }
-    }
-
-    /// Called holding `lock`: a slot of `role` is free again (its connection failed or was closed).
-    private func forgetSlot(_ role: CRUDConnectionRole) {
-        switch role {
-        case .writer: writers -= 1
-        case .reader, .general: opened -= 1
-        case .single: break
-        }
-        countsChanged()
     }
 
     private static func deliver(_ result: Result<Handover, any Error>, to waiter: Waiter) {
