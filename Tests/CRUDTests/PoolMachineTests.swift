@@ -5,19 +5,9 @@ import Testing
 /// or a task cancelled is the `giveUp` event.
 @Suite("pool state machine")
 struct PoolMachineTests {
-    final class Slot: CRUDPoolSlot, CustomStringConvertible {
-        let role: CRUDConnectionRole
-        var heldAcrossSuspension = false
-        let number: Int
-        init(_ role: CRUDConnectionRole, _ number: Int) {
-            self.role = role
-            self.number = number
-        }
+    typealias Slot = CRUDSessionSlot
 
-        var description: String { "\(role) \(number)" }
-    }
-
-    typealias Machine = CRUDPoolMachine<Slot>
+    typealias Machine = CRUDPoolMachine
 
     /// A machine behind a reference, so that its events read as plain calls, inside `#expect` too.
     @dynamicMemberLookup
@@ -58,7 +48,7 @@ struct PoolMachineTests {
 
     @Test("a writer and readers: idle ones first, then new ones up to the limits, then waiters served in the order they came")
     func leasesAndWaits() throws {
-        let writer = Slot(.writer, 0)
+        let writer = Slot(role: .writer)
         let machine = Pool(layout: .writerAndReaders(maxWriters: 1, maxReaders: 2), open: [writer])
         #expect(Self.slot(Self.granted(machine.lease(.write, hold: .brief))) === writer)
         guard case .unavailable = machine.lease(.write, hold: .brief) else { Issue.record("a second writer"); return }
@@ -77,9 +67,9 @@ struct PoolMachineTests {
         #expect(handed.access == .write)
         #expect(Self.handing(machine.giveBack(writer, usable: true))?.waiter == second)
         guard case .ended(drained: false) = machine.giveBack(writer, usable: true) else { Issue.record("not kept idle"); return }
-        #expect(machine.idleWriters.map(\.number) == [0])
+        #expect(machine.idleWriters.count == 1 && machine.idleWriters[0] === writer)
         // A reader comes back: to the reader waiting, not to a writer.
-        let reader = Slot(.reader, 1)
+        let reader = Slot(role: .reader)
         #expect(Self.handing(machine.giveBack(reader, usable: true))?.waiter == reading)
         #expect(machine.waiting == 0)
         #expect(machine.leased == 2)
@@ -87,7 +77,7 @@ struct PoolMachineTests {
 
     @Test("a waiter that gave up (deadline, cancellation) is not served; one already served cannot give up")
     func givingUp() throws {
-        let only = Slot(.general, 0)
+        let only = Slot(role: .general)
         let machine = Pool(layout: .interchangeable(minimum: 1, maximum: 1), open: [only])
         _ = machine.lease(.read, hold: .brief)
         let timedOut = try #require(machine.wait(for: .read, hold: .brief, refusesSuspendedHolders: false))
@@ -102,7 +92,7 @@ struct PoolMachineTests {
 
     @Test("a broken connection's slot goes to a waiter to open a new one in, or is freed; so does a slot whose open failed")
     func brokenConnections() throws {
-        let first = Slot(.general, 0)
+        let first = Slot(role: .general)
         let machine = Pool(layout: .interchangeable(minimum: 1, maximum: 1), open: [first])
         _ = machine.lease(.read, hold: .brief)
         let waiter = try #require(machine.wait(for: .read, hold: .acrossSuspension, refusesSuspendedHolders: false))
@@ -116,7 +106,7 @@ struct PoolMachineTests {
         #expect(machine.suspendedHolds == [0, 0])
         #expect(machine.leased == 0)
         guard case .open(.general) = Self.granted(machine.lease(.read, hold: .brief)) else { Issue.record("no slot to open"); return }
-        let broken = Slot(.general, 1)
+        let broken = Slot(role: .general)
         guard case .ended = machine.giveBack(broken, usable: false) else { Issue.record("a broken connection handed on"); return }
         #expect(machine.idle.isEmpty)
         #expect(machine.opened == 0)
@@ -124,7 +114,7 @@ struct PoolMachineTests {
 
     @Test("a synchronous waiter inside a task is refused while a task holds a connection of its queue across suspension points")
     func wouldStall() throws {
-        let writer = Slot(.writer, 0)
+        let writer = Slot(role: .writer)
         let machine = Pool(layout: .writerAndReaders(maxWriters: 1, maxReaders: 1), open: [writer])
         _ = machine.lease(.write, hold: .brief)
         // Queued while the holder is brief; then a task waiting across suspension points is served
@@ -147,18 +137,18 @@ struct PoolMachineTests {
 
     @Test("shutting down fails the waiters, closes the idle connections, refuses leases, and drains with the last lease back")
     func shuttingDown() throws {
-        let writer = Slot(.writer, 0)
+        let writer = Slot(role: .writer)
         let machine = Pool(layout: .writerAndReaders(maxWriters: 1, maxReaders: 2), open: [writer])
         _ = machine.lease(.write, hold: .brief)
         let waiter = try #require(machine.wait(for: .write, hold: .brief, refusesSuspendedHolders: false))
         _ = machine.lease(.read, hold: .brief)
-        let reader = Slot(.reader, 1)
+        let reader = Slot(role: .reader)
         _ = machine.giveBack(reader, usable: true)
         #expect(machine.idle.count == 1)
 
         let done = machine.shutDown(Self.shutDownError)
         #expect(done.waiting == [waiter])
-        #expect(done.closing.map(\.number) == [1])
+        #expect(done.closing.count == 1 && done.closing[0] === reader)
         #expect(!done.drained)
         #expect(machine.opened == 0)
         guard case .refused = machine.lease(.read, hold: .brief) else { Issue.record("a lease after the shutdown"); return }
@@ -171,7 +161,7 @@ struct PoolMachineTests {
 
     @Test("one shared connection: every caller gets it, uncounted; the shutdown hands it over to close")
     func single() {
-        let only = Slot(.single, 0)
+        let only = Slot(role: .single)
         let machine = Pool(layout: .single, open: [only])
         #expect(Self.slot(Self.granted(machine.lease(.write, hold: .acrossSuspension))) === only)
         #expect(Self.slot(Self.granted(machine.lease(.read, hold: .brief))) === only)
@@ -184,7 +174,7 @@ struct PoolMachineTests {
 
     @Test("taking a given connection, and surrendering one to another pool")
     func takingAndSurrendering() {
-        let first = Slot(.general, 0), second = Slot(.general, 1)
+        let first = Slot(role: .general), second = Slot(role: .general)
         let machine = Pool(layout: .interchangeable(minimum: 2, maximum: 2), open: [first, second])
         #expect(machine.take(second))
         #expect(!machine.take(second))
@@ -198,7 +188,7 @@ struct PoolMachineTests {
     @Test("a connection given back more often than leased stops the process")
     func givenBackTwice() async {
         await #expect(processExitsWith: .failure) {
-            let writer = Slot(.writer, 0)
+            let writer = Slot(role: .writer)
             let machine = Pool(layout: .writerAndReaders(maxWriters: 1, maxReaders: 1), open: [writer])
             _ = machine.lease(.write, hold: .brief)
             _ = machine.giveBack(writer, usable: true)
@@ -294,7 +284,7 @@ struct PoolMachineTests {
                     returned(machine.openFailed(role, hold: hold))
                 } else {
                     made += 1
-                    let slot = Slot(role, made)
+                    let slot = Slot(role: role)
                     machine.connectionOpened(slot, hold: hold)
                     held.append((slot, hold))
                 }

@@ -75,7 +75,7 @@ enum CRUDHold: Sendable {
 /// exclusive, so they skip Swift's dynamic exclusivity checks (`@exclusivity(unchecked)`).
 final class CRUDConnectionPool: @unchecked Sendable {
     typealias Session = CRUDSessionSlot
-    typealias Machine = CRUDPoolMachine<Session>
+    typealias Machine = CRUDPoolMachine
     typealias Handover = Machine.Handover
 
     /// A thread blocked in the synchronous `lease`. `handover` is guarded by `condition`.
@@ -260,17 +260,15 @@ final class CRUDConnectionPool: @unchecked Sendable {
         let access = routed(access)
         let started = waitStarts()
         lock.lock()
-        let lease = grant(access, hold: hold, opening: opening)
-        lock.unlock()
-        switch lease {
-        case let .granted(handover):
-            defer { waitEnded(started) }
-            return try session(for: handover, hold: hold)
-        case .unavailable:
+        guard case let .granted(handover) = grant(access, hold: hold, opening: opening) else {
+            let refusal = machine.refusal
+            lock.unlock()
+            if let refusal { throw refusal }
             return nil
-        case let .refused(refusal):
-            throw refusal
         }
+        lock.unlock()
+        defer { waitEnded(started) }
+        return try session(for: handover, hold: hold)
     }
 
     /// A session for `access`, waiting up to `timeout` for one to be free. The caller gives it back
@@ -287,7 +285,8 @@ final class CRUDConnectionPool: @unchecked Sendable {
             lock.unlock()
             defer { waitEnded(started) }
             return try session(for: handover, hold: hold)
-        case let .refused(refusal):
+        case .refused:
+            let refusal = machine.refusal!
             lock.unlock()
             throw refusal
         case .unavailable:
@@ -396,7 +395,8 @@ final class CRUDConnectionPool: @unchecked Sendable {
                     lock.unlock()
                     deliver(.success(handover), continuation)
                     return
-                case let .refused(refusal):
+                case .refused:
+                    let refusal = machine.refusal!
                     lock.unlock()
                     continuation.resume(throwing: refusal)
                     return

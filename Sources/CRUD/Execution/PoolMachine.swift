@@ -1,22 +1,18 @@
-/// What the pool's state machine needs of a pooled session: its role, and the mark of a lease held
-/// across suspension points, which the machine keeps on it (read and written under the pool's lock).
-protocol CRUDPoolSlot: AnyObject {
-    var role: CRUDConnectionRole { get }
-    var heldAcrossSuspension: Bool { get set }
-}
-
-extension CRUDSessionSlot: CRUDPoolSlot {}
-
 /// The decisions of a connection pool (`CRUDConnectionPool`), apart from everything it does: which
 /// caller gets which connection, who waits, who is refused, when a slot is free to open a
 /// connection in, when the pool has drained. Events come in as calls; what to do comes back as
 /// values, which the pool performs after unlocking (waking a thread, resuming a task, closing
 /// connections). No locks, no clocks, no I/O: a waiter's deadline or cancellation is an event
 /// (`giveUp`), so every order of events can be tested without a database or a thread.
-struct CRUDPoolMachine<Slot: CRUDPoolSlot> {
+///
+/// Not generic: on the path of every call, a generic machine's enums were destroyed through value
+/// witnesses. Its tests make sessions of the base class, which have no connection.
+struct CRUDPoolMachine {
+    typealias Slot = CRUDSessionSlot
+
     /// What a lease gets: a session to use, or the slot of a connection that broke or failed to
     /// open, to open a new connection in.
-    enum Handover {
+    enum Handover: Sendable {
         case slot(Slot)
         case open(CRUDConnectionRole)
     }
@@ -26,8 +22,9 @@ struct CRUDPoolMachine<Slot: CRUDPoolSlot> {
         case granted(Handover)
         /// Nothing is free: the caller may wait (`wait`).
         case unavailable
-        /// The pool is shut down.
-        case refused(CRUDSQLExeError)
+        /// The pool is shut down (with `refusal`). Without the error: a lease is on the path of every
+        /// call, and an enum carrying it was destroyed through a value witness there.
+        case refused
     }
 
     /// A waiting caller, by the id `wait` gave it.
@@ -128,7 +125,7 @@ struct CRUDPoolMachine<Slot: CRUDPoolSlot> {
     /// A caller asks for `access`, to hold for `hold`: a session now, a slot to open one in (unless
     /// not `opening`), or nothing free.
     mutating func lease(_ access: CRUDAccess, hold: CRUDHold, opening: Bool = true) -> Lease {
-        if let refusal { return .refused(refusal) }
+        if refusal != nil { return .refused }
         guard let handover = available(access, opening: opening) else { return .unavailable }
         if case .slot = handover, case .single = layout { return .granted(handover) }
         leased += 1
@@ -316,5 +313,3 @@ struct CRUDPoolMachine<Slot: CRUDPoolSlot> {
         return leased == 0 && refusal != nil
     }
 }
-
-extension CRUDPoolMachine.Handover: Sendable where Slot: Sendable {}
