@@ -26,42 +26,12 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     /// Every backend; the shared tests take it as their argument list. `CRUD_SKIP_POSTGRES=1`
     /// leaves PostgreSQL out, `CRUD_SKIP_MYSQL=1` MySQL.
-    ///
-    /// Swift Testing evaluates arguments as it plans the run, before any test runs: the shared
-    /// servers start then (`startServers(for:)`), so that no test waits for them while it runs: a
-    /// test waiting there blocks one of Swift's cooperative threads (one per core), and while all
-    /// are blocked no async test in the process runs. A filtered run that takes no backends starts
-    /// none.
-    static let all: [Backend] = {
-        let backends = allCases.filter { backend in
-            switch backend {
-            case .sqlite: true
-            case .postgres: !PostgresTestServer.isSkipped
-            case .mysql: !mysqlSkipped
-            }
+    static let all = allCases.filter { backend in
+        switch backend {
+        case .sqlite: true
+        case .postgres: !PostgresTestServer.isSkipped
+        case .mysql: !mysqlSkipped
         }
-        startServers(for: backends)
-        return backends
-    }()
-
-    /// Starts the shared servers of `backends` at once, each on a thread of its own, and waits for
-    /// both; a server that cannot start keeps its error for the tests that use it.
-    private static func startServers(for backends: [Backend]) {
-        let started = DispatchGroup()
-        for backend in backends where backend != .sqlite {
-            started.enter()
-            Thread {
-                switch backend {
-                case .postgres: _ = PostgresTestServer.shared
-                #if MySQL
-                case .mysql: _ = MariaDBTestServer.shared
-                #endif
-                default: break
-                }
-                started.leave()
-            }.start()
-        }
-        started.wait()
     }
 
     /// Whether the MySQL tests are left out: `CRUD_SKIP_MYSQL=1`, or a build without the package's
