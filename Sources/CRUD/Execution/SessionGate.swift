@@ -10,28 +10,18 @@ import Foundation
 /// A thread taking again a gate it holds (every call of a synchronous transaction's body) only
 /// counts it in the thread's own `CRUDHeldGates`, without the lock.
 ///
-/// `@unchecked Sendable`: every property is guarded by `condition`, so they skip Swift's dynamic
+/// Who goes next is decided by its state machine (`CRUDSessionGateMachine`); the gate blocks and
+/// wakes the threads and suspends and resumes the tasks it says.
+///
+/// `@unchecked Sendable`: `machine` is guarded by `condition`, so it skips Swift's dynamic
 /// exclusivity checks, which cost more than the lock itself on every statement of a transaction.
 @usableFromInline
 final class CRUDSessionGate: @unchecked Sendable {
     private let condition = NSCondition()
-    /// Whether a thread holds the gate (how many times over, its `CRUDHeldGates` knows).
-    @exclusivity(unchecked) private var heldByThread = false
-    /// Whether a task holds the gate.
-    @exclusivity(unchecked) private var heldByTask = false
-    /// Tasks waiting for the gate, first come first.
-    @exclusivity(unchecked) private var tasks: [UnsafeContinuation<Void, Never>] = []
-    @exclusivity(unchecked) private var nextTask = 0
-    /// Threads waiting for the gate in `lock()`.
-    @exclusivity(unchecked) private var threadsWaiting = 0
-    /// Whether the gate went to a thread last, so that a task goes next when both kinds wait.
-    @exclusivity(unchecked) private var lastWentToThread = false
+    @exclusivity(unchecked) private var machine = CRUDSessionGateMachine<UnsafeContinuation<Void, Never>>()
 
     @usableFromInline
     init() {}
-
-    private var isFree: Bool { !heldByThread && !heldByTask }
-    private var tasksWaiting: Bool { nextTask < tasks.count }
 
     /// Runs `body` holding the gate on the calling thread, taken as `lock()` does: what every
     /// synchronous use of a shared session does, which finds the thread's holds once for both ends.
@@ -61,13 +51,9 @@ final class CRUDSessionGate: @unchecked Sendable {
     /// Takes the gate, which the thread does not hold, waiting while another thread or a task does.
     private func lockWaiting(_ held: CRUDHeldGates) {
         condition.lock()
-        // A task waiting goes first when the gate last went to a thread, so threads cannot starve it.
-        if !isFree || (tasksWaiting && lastWentToThread) {
-            threadsWaiting += 1
-            while !isFree || (tasksWaiting && lastWentToThread) { condition.wait() }
-            threadsWaiting -= 1
+        if !machine.threadArrives() {
+            repeat { condition.wait() } while !machine.threadWoke()
         }
-        takeForThread()
         condition.unlock()
         held.add(self)
     }
@@ -77,20 +63,11 @@ final class CRUDSessionGate: @unchecked Sendable {
         CRUDHeldGates.withCurrent { held in
             if held.takeAgain(self) { return true }
             condition.lock()
-            guard isFree, !tasksWaiting else {
-                condition.unlock()
-                return false
-            }
-            takeForThread()
+            let taken = machine.threadTries()
             condition.unlock()
-            held.add(self)
-            return true
+            if taken { held.add(self) }
+            return taken
         }
-    }
-
-    private func takeForThread() {
-        heldByThread = true
-        lastWentToThread = true
     }
 
     /// Gives back one hold of the calling thread's.
@@ -102,8 +79,7 @@ final class CRUDSessionGate: @unchecked Sendable {
     private func unlock(_ held: CRUDHeldGates) {
         guard held.giveBack(self) else { return }
         condition.lock()
-        heldByThread = false
-        handOver()
+        perform(machine.threadReleases())
         condition.unlock()
     }
 
@@ -126,43 +102,27 @@ final class CRUDSessionGate: @unchecked Sendable {
     /// (resumed by whoever hands it over), or not at all without one. Whether the gate was taken.
     private func takeForTask(else waiting: UnsafeContinuation<Void, Never>?) -> Bool {
         condition.lock()
-        // A thread woken to take the gate goes first, and tasks that came earlier do.
-        if isFree, threadsWaiting == 0 || lastWentToThread, !tasksWaiting {
-            heldByTask = true
-            lastWentToThread = false
-            condition.unlock()
-            waiting?.resume()
-            return true
-        }
-        if let waiting { tasks.append(waiting) }
+        let taken = machine.taskArrives(waiting: waiting)
         condition.unlock()
-        return false
+        if taken { waiting?.resume() }
+        return taken
     }
 
     /// Gives back the current task's hold.
     func release() {
         condition.lock()
-        heldByTask = false
-        handOver()
+        perform(machine.taskReleases())
         condition.unlock()
     }
 
-    /// Called holding `condition` once the gate is free: gives it to the next waiting task, resumed
-    /// under the lock (`joinHandOver()`), or wakes the waiting threads.
-    private func handOver() {
-        if tasksWaiting, threadsWaiting == 0 || lastWentToThread {
-            let next = tasks[nextTask]
-            nextTask += 1
-            if nextTask == tasks.count {
-                tasks.removeAll(keepingCapacity: true)
-                nextTask = 0
-            }
-            heldByTask = true
-            lastWentToThread = false
-            next.resume()
-            return
+    /// Called holding `condition`, once the gate was given back: resumes the task it went to, under
+    /// the lock (`joinHandOver()`), or wakes the waiting threads.
+    private func perform(_ release: CRUDSessionGateMachine<UnsafeContinuation<Void, Never>>.Release) {
+        switch release {
+        case let .resume(task): task.resume()
+        case .wakeThreads: condition.broadcast()
+        case .nothing: break
         }
-        if threadsWaiting > 0 { condition.broadcast() }
     }
 }
 
