@@ -196,22 +196,10 @@ struct PoolMachineTests {
         }
     }
 
-    /// A generator of the same numbers on every run (SplitMix64).
-    struct Numbers: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test("20,000 random events: each connection has one holder or is idle, limits hold, nobody waits beside an idle connection, the counts agree")
     func randomEvents() throws {
         let maxWriters = 2, maxReaders = 3
-        var numbers = Numbers(state: 56)
+        var numbers = SeededNumbers(state: 56)
         let machine = Pool(layout: .writerAndReaders(maxWriters: maxWriters, maxReaders: maxReaders), open: [])
         var made = 0
         // Who holds what: a slot, and whether across suspension points.

@@ -89,18 +89,9 @@ struct SessionGateMachineTests {
         }
     }
 
-    /// A generator of the same numbers on every run (a linear congruential one: enough to pick events).
-    struct Numbers: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return state ^ (state >> 29)
-        }
-    }
-
     @Test("10,000 random events: one holder at a time, every waiter let in, tasks in order, neither kind passed over twice in a row")
     func randomEvents() {
-        var numbers = Numbers(state: 56)
+        var numbers = SeededNumbers(state: 56)
         var machine = CRUDSessionGateMachine<Int>()
         enum Holder: Equatable { case thread, task(Int) }
         var holder: Holder?
