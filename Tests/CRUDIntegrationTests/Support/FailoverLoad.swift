@@ -63,7 +63,8 @@ final class FailoverLoad: Sendable {
         for task in tasks.items { await task.value }
     }
 
-    /// The failures' kinds, and anything else thrown as its type and text.
+    /// The failures' kinds (with the text of kinds other than a lost connection or a serialization
+    /// failure), and anything else thrown as its type and text.
     var failureKinds: Set<String> { Set(failures.items) }
 
     /// Runs one call; whether it succeeded.
@@ -74,7 +75,9 @@ final class FailoverLoad: Sendable {
             try await body()
             return true
         } catch let error as CRUDSQLExeError {
-            failures.append("\(error.kind)")
+            // The kinds a failover may cause, by name; any other with its text, to say what it was.
+            let expected = error.kind == .connectionLost || error.kind == .serializationFailure
+            failures.append(expected ? "\(error.kind)" : "\(error.kind): \(error)")
         } catch {
             failures.append("\(type(of: error)): \(error)")
         }

@@ -73,7 +73,7 @@ struct MariaDBGaleraCluster: Sendable {
                                "--wsrep-sst-method=rsync", "--wsrep-sst-receive-address=127.0.0.1:\(node.transferPort)"]
                 if asMySQL { command.append("--user=mysql") }
                 if index == 0 { command.append("--wsrep-new-cluster") }
-                _ = try Spawn.start(command)
+                try Spawn.startServer(command)
                 try waitUntilSynced(node)
                 if index == 0 {
                     // Replicated to the nodes that join, with the rest of the first node's state.

@@ -57,7 +57,7 @@ struct MariaDBServer: Sendable {
                                "--max-connections=500", "--log-error=\(directory.appending(path: "error.log").path)", "--tmpdir=\(temporary.path)"]
                 if asMySQL { command.append("--user=mysql") }
                 let server = MariaDBServer(directory: directory, port: port, reaperKey: reaperKey, command: command)
-                _ = try Spawn.start(command)
+                try Spawn.startServer(command)
                 if try server.waitUntilReady() {
                     try server.createUser()
                     return server
@@ -97,7 +97,7 @@ struct MariaDBServer: Sendable {
 
     /// Starts the server that `shutDown()` stopped, on the same port and socket.
     func startAgain() throws {
-        _ = try Spawn.start(command)
+        try Spawn.startServer(command)
         guard try waitUntilReady() else { throw MySQLUnavailable(description: "MariaDB did not start again") }
     }
 

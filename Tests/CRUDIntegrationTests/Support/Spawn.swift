@@ -24,6 +24,18 @@ enum Spawn {
         return printed
     }
 
+    /// Starts a server that runs until it is stopped another way (a signal to the process id in its
+    /// pid file), and reaps it once it exits, on a thread of its own: an exited child nobody waits
+    /// for stays a zombie, and Swift Testing's exit tests, which wait for any child of the process,
+    /// then spin on it for ever.
+    static func startServer(_ command: [String]) throws {
+        let pid = try start(command)
+        Thread.detachNewThread {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        }
+    }
+
     /// Starts a command with standard input from /dev/null and output to `output`, and returns its
     /// process id without waiting.
     static func start(_ command: [String], output: String = "/dev/null") throws -> pid_t {
