@@ -142,16 +142,20 @@ final class PostgresServerConnection: @unchecked Sendable, CRUDSocketHandler {
     /// or shutting down) is an outage, `.connectionLost` with 08001, which retries look for; one
     /// that needed or sent a password was refused by a server that runs, and keeps `.other`, unless
     /// every server that let it log in was of another kind than `target_session_attrs` asks (no
-    /// primary while a standby is promoted): an outage too. libpq says that only in its message.
+    /// primary while a standby is promoted), or the server went away during the login (killed as
+    /// the attempt reached it): an outage too. libpq says those only in its message.
     private static func connectFailure(_ connection: OpaquePointer, message: String) -> (kind: CRUDSQLExeError.Kind, code: String?) {
         let passwordUsed = PQconnectionNeedsPassword(connection) != 0 || PQconnectionUsedPassword(connection) != 0
-        if passwordUsed, !otherKindOfServer.contains(where: message.contains) { return (.other, "28000") }
+        if passwordUsed, !outageDuringLogin.contains(where: message.contains) { return (.other, "28000") }
         return (.connectionLost, "08001")
     }
 
-    /// libpq's reasons for passing over a server that `target_session_attrs` does not want.
-    private static let otherKindOfServer = ["session is read-only", "session is not read-only", "server is in hot standby mode",
-                                            "server is not in hot standby mode"]
+    /// libpq's reasons for passing over a server that `target_session_attrs` does not want, and its
+    /// words for a server that went away while the login ran.
+    private static let outageDuringLogin = ["session is read-only", "session is not read-only", "server is in hot standby mode",
+                                            "server is not in hot standby mode", "server closed the connection unexpectedly",
+                                            "the database system is shutting down", "the database system is starting up",
+                                            "terminating connection due to administrator command"]
 
     private static func withCStrings<T>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
         var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
