@@ -44,7 +44,11 @@ struct ReplicationTests {
         // Acknowledged means flushed on standby1; visible there once replayed, a moment later.
         var replayed = false
         for _ in 0 ..< 100 where !replayed {
-            replayed = try standby.table(Course.self).where(\Course.id == 1).first()?.title == "on the primary"
+            do {
+                replayed = try standby.table(Course.self).where(\Course.id == 1).first()?.title == "on the primary"
+            } catch let error as CRUDSQLExeError where error.kind == .syntaxOrSchema {
+                // The table itself not replayed yet (42P01): a busy machine's standby is further behind.
+            }
             if !replayed { Thread.sleep(forTimeInterval: 0.05) }
         }
         #expect(replayed, "the primary's row reached the standby")
