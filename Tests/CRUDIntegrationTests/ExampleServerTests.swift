@@ -292,8 +292,7 @@ final class TodosServer: @unchecked Sendable {
     }
 
     private func wait() -> Int32 {
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let status = Spawn.waitForExit(pid)
         exited = true
         TestResourceReaper.shared.release(reaperKey)
         return status & 0x7f == 0 ? (status >> 8) & 0xff : -1

@@ -11,8 +11,7 @@ struct TestResourceReaperTests {
             _ = TestResourceReaper.shared.register(cleanUp: "touch \(shellQuoted(marker))", owner: owner)
             #expect(!FileManager.default.fileExists(atPath: marker))
             kill(owner, SIGKILL)
-            var status: Int32 = 0
-            waitpid(owner, &status, 0)
+            Spawn.waitForExit(owner)
             let deadline = Date().addingTimeInterval(10)
             while !FileManager.default.fileExists(atPath: marker) && Date() < deadline { usleep(50_000) }
             #expect(FileManager.default.fileExists(atPath: marker), "the watchdog ran the clean-up after kill -9")

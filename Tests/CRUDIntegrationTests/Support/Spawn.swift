@@ -14,9 +14,7 @@ enum Spawn {
     static func run(_ command: [String]) throws -> String {
         let outputPath = FileManager.default.temporaryDirectory.appending(path: "crud-tool-\(UUID().uuidString).log").path
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        let pid = try start(command, output: outputPath)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let status = waitForExit(try start(command, output: outputPath))
         let printed = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
             throw SpawnFailure(description: "\(command.joined(separator: " ")) failed:\n\(printed)")
@@ -30,10 +28,15 @@ enum Spawn {
     /// then spin on it for ever.
     static func startServer(_ command: [String]) throws {
         let pid = try start(command)
-        Thread.detachNewThread {
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        }
+        Thread.detachNewThread { _ = waitForExit(pid) }
+    }
+
+    /// Waits until child `pid` exits, and reaps it; its wait status.
+    @discardableResult
+    static func waitForExit(_ pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return status
     }
 
     /// Starts a command with standard input from /dev/null and output to `output`, and returns its

@@ -46,8 +46,7 @@ final class TestResourceReaper: @unchecked Sendable {
     private static func cleanUp(_ entry: (script: String, watchdog: pid_t?)) {
         if let watchdog = entry.watchdog {
             kill(watchdog, SIGKILL)
-            var status: Int32 = 0
-            while waitpid(watchdog, &status, 0) == -1 && errno == EINTR {}
+            Spawn.waitForExit(watchdog)
         }
         _ = try? Spawn.run(["/bin/sh", "-c", entry.script])
     }
